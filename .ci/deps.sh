@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what orcrt's build, tests and demo need on Debian 12 (bookworm):
+# LLVM 22 (llvm-jitlink, the stock executor, clang-22, headers and the ORC
+# runtime archive). Runs apt-get only when something is missing and we are
+# root; otherwise says exactly what to install.
+set -euo pipefail
+
+need_pkgs=()
+[ -x /usr/lib/llvm-22/bin/llvm-jitlink ] || need_pkgs+=(llvm-22)
+[ -x /usr/lib/llvm-22/bin/llvm-jitlink-executor ] || need_pkgs+=(llvm-22)
+command -v clang-22 >/dev/null 2>&1 || need_pkgs+=(clang-22)
+[ -f /usr/lib/llvm-22/include/llvm/ExecutionEngine/Orc/Shared/SimplePackedSerialization.h ] || need_pkgs+=(llvm-22-dev)
+[ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a ] || need_pkgs+=(libclang-rt-22-dev)
+command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
+command -v make >/dev/null 2>&1 || need_pkgs+=(make)
+for extra in "$@"; do
+  dpkg -s "$extra" >/dev/null 2>&1 || need_pkgs+=("$extra")
+done
+
+if [ ${#need_pkgs[@]} -eq 0 ]; then
+  exit 0
+fi
+mapfile -t need_pkgs < <(printf '%s\n' "${need_pkgs[@]}" | sort -u)
+if [ "$(id -u)" -ne 0 ]; then
+  echo "orcrt: missing packages: ${need_pkgs[*]}" >&2
+  echo "orcrt: install them with: sudo apt-get install -y ${need_pkgs[*]}" >&2
+  exit 1
+fi
+echo "orcrt: installing ${need_pkgs[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" >/dev/null

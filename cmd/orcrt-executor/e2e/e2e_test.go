@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// expect is what a case must produce with either executor. It is written
+// down independently of the stock executor, so a shared regression fails.
+type expect struct {
+	exit   int
+	stdout []string // substrings, in order
+	stderr []string // substrings, in order
+}
+
+type e2eCase struct {
+	name string
+	// args returns llvm-jitlink's arguments (flags and inputs; objects are
+	// compiled on demand and shared between cases).
+	args func(t testing.TB) []string
+	env  []string
+	tcp  bool // run in TCP mode (listen=..., -oop-executor-connect=...)
+	want expect
+	// crash marks programs that kill the executor: orcrt-executor may add
+	// its own "orcrt-executor: ..." diagnostic line to stderr.
+	crash bool
+	// stderrDiffers explains why stderr is not compared byte for byte.
+	stderrDiffers string
+}
+
+func obj(flags string, srcs ...string) func(t testing.TB) string {
+	return func(t testing.TB) string { return compile(t, strings.Fields(flags), srcs...) }
+}
+
+func args(parts ...any) func(t testing.TB) []string {
+	return func(t testing.TB) []string {
+		var out []string
+		for _, p := range parts {
+			switch p := p.(type) {
+			case string:
+				out = append(out, p)
+			case func(testing.TB) string:
+				out = append(out, p(t))
+			case []string:
+				out = append(out, p...)
+			case func(testing.TB) []string:
+				out = append(out, p(t)...)
+			default:
+				panic(fmt.Sprintf("bad arg %T", p))
+			}
+		}
+		return out
+	}
+}
+
+var (
+	orcRT     = "-orc-runtime=" + orcRuntime
+	libstdcxx = []string{"-L" + gccLibDir, "-lstdc++"}
+)
+
+func cases() []e2eCase {
+	return []e2eCase{
+		{name: "hello-args", args: args(obj("-O1", "hello.c"), "-args", "a", "b"),
+			want: expect{exit: 7, stdout: []string{"Hello, world! argc=2\n", "argv[0]=a\n", "argv[1]=b\n"}}},
+		{name: "hello-no-args", args: args(obj("-O1", "hello.c")),
+			want: expect{exit: 7, stdout: []string{"Hello, world! argc=0\n"}}},
+		{name: "return-zero", args: args(obj("-O1", "ret0.c")), want: expect{exit: 0}},
+		{name: "return-negative", args: args(obj("-O1", "retneg.c")), want: expect{exit: 253}},
+		{name: "stdio-stdout-stderr", args: args(obj("-O1", "stdio.c")),
+			want: expect{exit: 3, stdout: []string{"fmt-42-3.142\n", "len=12\n", "heap ok\n"},
+				stderr: []string{"to stderr\n", "stderr 2\n"}}},
+		{name: "global-bss-rodata-multipage", args: args(obj("-O1", "data.c")),
+			want: expect{exit: 53, stdout: []string{"counter=42 sum=799980000 names=alpha,beta,gamma ratio=2.5 bd=11 ro=9,7\n"}}},
+		{name: "function-pointers-libc-callback", args: args(obj("-O1", "fnptr.c")),
+			want: expect{exit: 12, stdout: []string{"sorted=13579 add=5 mul=20\n"}}},
+		{name: "thousands-of-functions", args: args(manyFunctions(2000)),
+			want: expect{exit: 2000 * 2001 / 2 % 256, stdout: []string{"sum=2001000\n"}}},
+		{name: "objects-cross-refs-weak", args: args(obj("-O1", "multi_a.c"), obj("-O1", "multi_b.c")),
+			want: expect{exit: 17 + 34 + 100, stdout: []string{"a=17 b=34 weak=100 missing=(null)\n"}}},
+		{name: "static-archive", args: args(obj("-O1", "archive_main.c"), obj("-O1", "archive_lib1.c", "archive_lib2.c")),
+			want: expect{exit: 9 + 8, stdout: []string{"sq=49 cube=27\n"}}},
+		{name: "floating-point-simd-libm", args: args(obj("-O1", "fp.c")),
+			want: expect{exit: 16, stdout: []string{"sqrt2=1.414214 sin1=0.841471 pow=1024 poly=4.250 simd=164.0,93.0,42.0,11.0 f=499.50\n"}}},
+		{name: "deep-recursion", args: args(obj("-O1", "recurse.c")),
+			want: expect{exit: 50001 % 256, stdout: []string{"depth=50001\n"}}},
+		{name: "setjmp-longjmp", args: args(obj("-O1", "jmp.c")),
+			want: expect{exit: 17, stdout: []string{"longjmp returned 17\n"}}},
+		{name: "pthreads-call-jitd-code", args: args(obj("-O1", "threads.c")),
+			want: expect{exit: 8393 % 256, stdout: []string{"total=8393 r7=2100\n"}}},
+		{name: "atexit-unresolved-without-runtime", args: args(obj("-O1", "atexit.c")),
+			want: expect{exit: 1, stderr: []string{"Symbols not found: [ atexit ]"}},
+			stderrDiffers: "after the failed link the controller tears the session down while the stock executor is " +
+				"reading; it then prints \"SimpleRemoteEPCServer FD-transport disconnected\" (or llvm-jitlink prints " +
+				"\"Bad file descriptor\") depending on timing"},
+		{name: "atexit-with-orc-runtime", args: args(orcRT, obj("-O1", "atexit.c")),
+			want: expect{exit: 5, stdout: []string{"main done\n"}}},
+		{name: "getenv", args: args(obj("-O1", "getenv.c")), env: []string{"ORCRT_E2E_VAR=from-env"},
+			want: expect{exit: 11, stdout: []string{"ORCRT_E2E_VAR=from-env\n"}}},
+		{name: "abort", args: args(obj("-O1", "abort.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"about to abort\n", "disconnecting"}}},
+		{name: "segfault", args: args(obj("-O1", "segv.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"about to crash\n", "disconnecting"}}},
+		{name: "cxx-exceptions-no-runtime", args: args(obj("-O1", "exc.cpp")),
+			want: expect{exit: 2, stdout: []string{"caught: boom 3\n", "caught: boom 4\n"}}},
+		{name: "cxx-thread-local-needs-runtime", args: args(obj("-O1", "cxx.cpp")), crash: true,
+			want: expect{exit: 1, stderr: []string{"terminate called after throwing", "disconnecting"}}},
+		{name: "cxx-orc-runtime", args: args(orcRT, libstdcxx, obj("-O1", "cxx.cpp")),
+			want: expect{exit: 16, stdout: []string{"static ctor ran\n", "caught: boom 3\n",
+				"init=1234 tls=15 caught=1 sorted=apple,fig,pear m[apple]=5\n"}}},
+		{name: "lazy-orc-runtime", args: args(orcRT, obj("", "lazymain.c"), "-lazy", obj("", "lazyfn.c")),
+			want: expect{exit: 44, stdout: []string{"lazy_fn(20)=41\n"}}},
+		{name: "lazy-dispatch-from-threads", args: args(orcRT, obj("", "dispatch_threads.c"), "-lazy", obj("", "lazyfn.c")),
+			want: expect{exit: 36, stdout: []string{"sum=36\n"}}},
+		{name: "debuginfo-gdb-action", args: args(obj("-O1 -g", "multig.c")),
+			want: expect{exit: 79, stdout: []string{"counter=79\n"}}},
+		{name: "memmgr-simple-remote", args: args("-use-memmgr=simple-remote", obj("-O1 -g", "multig.c")),
+			want: expect{exit: 79, stdout: []string{"counter=79\n"}}},
+		{name: "memmgr-shared", args: args("-use-memmgr=shared", obj("-O1", "multig.c")),
+			want: expect{exit: 79, stdout: []string{"counter=79\n"}}},
+		{name: "memmgr-shared-orc-runtime", args: args("-use-memmgr=shared", orcRT, libstdcxx, obj("-O1", "cxx.cpp")),
+			want: expect{exit: 16, stdout: []string{"caught: boom 3\n"}}},
+		{name: "tcp-hello", tcp: true, args: args(obj("-O1", "hello.c"), "-args", "q"),
+			want: expect{exit: 7}},
+	}
+}
+
+// manyFunctions generates a C program with n functions chained through a
+// table, so every one of them is linked, relocated and called.
+func manyFunctions(n int) func(t testing.TB) string {
+	return func(t testing.TB) string {
+		var b strings.Builder
+		b.WriteString("#include <stdio.h>\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "__attribute__((noinline)) int f%d(int x) { return x + %d; }\n", i, i)
+		}
+		b.WriteString("typedef int (*fn)(int);\nstatic fn table[] = {")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "f%d,", i)
+		}
+		b.WriteString("};\nint main(void) { int s = 0; for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++) s = table[i](s);\n")
+		b.WriteString("  printf(\"sum=%d\\n\", s); return s & 0xff; }\n")
+		src := filepath.Join(objDir, fmt.Sprintf("many%d.c", n))
+		if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return compile(t, []string{"-O1"}, src)
+	}
+}
+
+func TestLLVMJITLink(t *testing.T) {
+	requireLLVM(t)
+	for _, tc := range cases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			jitArgs := tc.args(t)
+			runWith := runJITLink
+			if tc.tcp {
+				runWith = runJITLinkTCP
+			}
+			stock := runWith(t, stockExecutor, tc.env, jitArgs)
+			ours := runWith(t, orcrtExecutor, tc.env, jitArgs)
+			cmdline := "llvm-jitlink " + strings.Join(jitArgs, " ")
+
+			// Expected values first: both executors must meet them.
+			for who, o := range map[string]outcome{"stock": stock, "orcrt": ours} {
+				assert.Equal(t, tc.want.exit, o.exit, "%s: exit code of %s\n%s", who, cmdline, o)
+				assertInOrder(t, o.stdout+o.executorOut, tc.want.stdout, who+" stdout")
+				assertInOrder(t, o.stderr+o.executorErr, tc.want.stderr, who+" stderr")
+			}
+
+			// Then the same results as the stock executor.
+			assert.Equal(t, stock.exit, ours.exit, "exit code differs from the stock executor")
+			assert.Equal(t, stock.stdout, ours.stdout, "stdout differs from the stock executor")
+			assert.Equal(t, stock.executorOut, ours.executorOut, "executor stdout differs from the stock executor")
+			if tc.stderrDiffers == "" {
+				se := normalize(stock.stderr, stockExecutor, orcrtExecutor)
+				oe := normalize(ours.stderr, stockExecutor, orcrtExecutor)
+				if tc.crash {
+					oe = dropExecutorDiagnostics(oe)
+				}
+				assert.Equal(t, se, oe, "stderr differs from the stock executor")
+			}
+			if !tc.tcp {
+				assert.Equal(t, stock.executorExit, ours.executorExit,
+					"the executor's own exit status differs from the stock executor's")
+			}
+		})
+	}
+}
+
+func assertInOrder(t *testing.T, got string, want []string, what string) {
+	t.Helper()
+	rest := got
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("%s: missing %q (in order) in:\n%s", what, w, got)
+			return
+		}
+		rest = rest[i+len(w):]
+	}
+}
+
+// TestStockExecutorSanity checks the harness itself against the stock
+// executor alone, so a broken harness is told apart from a broken orcrt.
+func TestStockExecutorSanity(t *testing.T) {
+	requireLLVM(t)
+	o := runJITLink(t, stockExecutor, nil, []string{compile(t, []string{"-O1"}, "hello.c"), "-args", "x"})
+	assert.Equal(t, 7, o.exit, o.String())
+	assert.Equal(t, 0, o.executorExit, "stock executor exit status")
+	if _, err := exec.LookPath("clang-22"); err != nil {
+		t.Fatal(err)
+	}
+}

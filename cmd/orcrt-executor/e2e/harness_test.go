@@ -1,0 +1,359 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	llvmBin       = "/usr/lib/llvm-22/bin"
+	llvmJITLink   = llvmBin + "/llvm-jitlink"
+	stockExecutor = llvmBin + "/llvm-jitlink-executor"
+	orcRuntime    = "/usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a"
+	gccLibDir     = "/usr/lib/gcc/x86_64-linux-gnu/12"
+	caseTimeout   = 90 * time.Second
+
+	prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
+)
+
+var (
+	orcrtExecutor string // path of the orcrt-executor under test
+	objDir        string // compiled test objects, shared by all cases
+	llvmMissing   string // why the suite cannot run, or ""
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	// Become a child subreaper so that executors orphaned by llvm-jitlink
+	// (which never waits for its child) are reparented to us and can be
+	// reaped and checked (see reapGroup).
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		fmt.Fprintln(os.Stderr, "e2e: prctl(PR_SET_CHILD_SUBREAPER):", errno)
+		return 1
+	}
+	for _, tool := range []string{llvmJITLink, stockExecutor, "clang-22", "clang++-22", orcRuntime} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if _, serr := os.Stat(tool); serr != nil {
+				llvmMissing = fmt.Sprintf("%s not found (install Debian's llvm-22 clang-22 libclang-rt-22-dev; .ci/deps.sh does it)", tool)
+				break
+			}
+		}
+	}
+	if llvmMissing != "" {
+		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
+			fmt.Fprintln(os.Stderr, "e2e: ORCRT_REQUIRE_LLVM=1 but", llvmMissing)
+			return 1
+		}
+		return m.Run() // every test skips with the reason
+	}
+	tmp, err := os.MkdirTemp("", "orcrt-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	objDir = filepath.Join(tmp, "obj")
+	if err := os.Mkdir(objDir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	orcrtExecutor = os.Getenv("ORCRT_E2E_EXECUTOR")
+	if orcrtExecutor == "" {
+		orcrtExecutor = filepath.Join(tmp, "orcrt-executor")
+		build := exec.Command("go", "build", "-o", orcrtExecutor, "github.com/orcgo/orcrt/cmd/orcrt-executor")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: building orcrt-executor:", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+func requireLLVM(t testing.TB) {
+	t.Helper()
+	if llvmMissing != "" {
+		t.Skip(llvmMissing)
+	}
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the e2e suite drives an x86-64 llvm-jitlink; see the arm64 suite for aarch64")
+	}
+}
+
+// compiled caches objects by source set and flags, so cases share them.
+var compiled sync.Map // key -> *compileResult
+
+type compileResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// compile builds one object (or, for several sources with kind "ar", a
+// static archive) from testdata sources and returns its path.
+func compile(t testing.TB, flags []string, srcs ...string) string {
+	t.Helper()
+	key := strings.Join(flags, " ") + "|" + strings.Join(srcs, ",")
+	v, _ := compiled.LoadOrStore(key, &compileResult{})
+	r := v.(*compileResult)
+	r.once.Do(func() {
+		sum := sha256.Sum256([]byte(key))
+		base := hex.EncodeToString(sum[:6])
+		if len(srcs) > 1 {
+			// A static archive of the sources.
+			var objs []string
+			for _, s := range srcs {
+				objs = append(objs, compile(t, flags, s))
+			}
+			r.path = filepath.Join(objDir, base+".a")
+			r.err = run(exec.Command(llvmBin+"/llvm-ar", append([]string{"rcs", r.path}, objs...)...))
+			return
+		}
+		src := srcs[0]
+		if !filepath.IsAbs(src) {
+			src = filepath.Join("testdata", src)
+		}
+		cc := "clang-22"
+		if strings.HasSuffix(src, ".cpp") {
+			cc = "clang++-22"
+		}
+		r.path = filepath.Join(objDir, base+"-"+strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".o")
+		args := append([]string{"-c", "-fPIC"}, flags...)
+		args = append(args, src, "-o", r.path)
+		r.err = run(exec.Command(cc, args...))
+	})
+	if r.err != nil {
+		t.Fatalf("compiling %v: %v", srcs, r.err)
+	}
+	return r.path
+}
+
+func run(cmd *exec.Cmd) error {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return nil
+}
+
+// outcome is what one run of llvm-jitlink with one executor produced.
+type outcome struct {
+	exit   int
+	stdout string
+	stderr string
+	// executorOut/Err are the executor's own streams in TCP mode (in pipe
+	// mode the executor inherits llvm-jitlink's).
+	executorOut string
+	executorErr string
+	// executorExit is the executor's own exit status in pipe mode
+	// (128+signal if it died by a signal; -1 if it was not seen).
+	executorExit int
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("exit=%d\n--- stdout:\n%s--- stderr:\n%s--- executor stdout:\n%s--- executor stderr:\n%s",
+		o.exit, o.stdout, o.stderr, o.executorOut, o.executorErr)
+}
+
+// runJITLink runs llvm-jitlink in pipe mode with the given executor.
+func runJITLink(t testing.TB, executor string, env []string, args []string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, llvmJITLink, append([]string{"-oop-executor=" + executor}, args...)...)
+	return finish(t, ctx, cmd, env)
+}
+
+// runJITLinkTCP starts executor listening on a loopback port and connects
+// llvm-jitlink to it, preloading the shutdown shim (see
+// testdata/tcp_shutdown_shim.c) so the session can end.
+func runJITLinkTCP(t testing.TB, executor string, env []string, args []string) outcome {
+	t.Helper()
+	shim := buildShim(t)
+	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+	defer cancel()
+	port := freePort(t)
+	exe := exec.CommandContext(ctx, executor, fmt.Sprintf("listen=127.0.0.1:%d", port))
+	var exeOut, exeErr bytes.Buffer
+	exe.Stdout, exe.Stderr = &exeOut, &exeErr
+	exe.Env = append(os.Environ(), env...)
+	exe.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	exe.Cancel = func() error { return syscall.Kill(-exe.Process.Pid, syscall.SIGKILL) }
+	if err := exe.Start(); err != nil {
+		t.Fatalf("starting %s: %v", executor, err)
+	}
+	if err := waitListening(ctx, port); err != nil {
+		_ = exe.Cancel()
+		_ = exe.Wait()
+		t.Fatalf("%s never listened on port %d: %v\nstderr: %s", executor, port, err, exeErr.String())
+	}
+	cmd := exec.CommandContext(ctx, llvmJITLink, append([]string{fmt.Sprintf("-oop-executor-connect=127.0.0.1:%d", port)}, args...)...)
+	o := finish(t, ctx, cmd, append(env, "LD_PRELOAD="+shim))
+	waitErr := exe.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("TCP session with %s did not end within %v (hang)\n%s", executor, caseTimeout, o)
+	}
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		t.Fatalf("waiting for %s: %v", executor, waitErr)
+	}
+	o.executorOut, o.executorErr = exeOut.String(), exeErr.String()
+	return o
+}
+
+// reapGroup waits for the processes left in llvm-jitlink's process group
+// (its executor child, reparented to us because the test binary is a child
+// subreaper) and returns the last exit status seen. An executor that does
+// not exit within a few seconds of llvm-jitlink is a hang: it is killed and
+// the test fails.
+func reapGroup(t testing.TB, pgid int) int {
+	t.Helper()
+	status := -1
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.ECHILD):
+			return status
+		case err != nil && !errors.Is(err, syscall.EINTR):
+			t.Fatalf("wait4: %v", err)
+		case pid > 0:
+			if ws.Signaled() {
+				status = 128 + int(ws.Signal())
+			} else {
+				status = ws.ExitStatus()
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Errorf("executor still running 10s after llvm-jitlink exited (hang)")
+			deadline = time.Now().Add(time.Hour)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func finish(t testing.TB, ctx context.Context, cmd *exec.Cmd, env []string) outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), env...)
+	// Own process group, so a hung executor child dies with llvm-jitlink.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s did not finish within %v (hang)\nstdout: %s\nstderr: %s",
+			strings.Join(cmd.Args, " "), caseTimeout, stdout.String(), stderr.String())
+	}
+	o := outcome{stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		o.exit = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			o.exit = 128 + int(ws.Signal())
+		}
+	default:
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	o.executorExit = reapGroup(t, cmd.Process.Pid)
+	return o
+}
+
+var shimOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+func buildShim(t testing.TB) string {
+	shimOnce.Do(func() {
+		shimOnce.path = filepath.Join(objDir, "tcp_shutdown_shim.so")
+		shimOnce.err = run(exec.Command("clang-22", "-shared", "-fPIC", "-O1", "-o", shimOnce.path,
+			filepath.Join("testdata", "tcp_shutdown_shim.c"), "-ldl"))
+	})
+	if shimOnce.err != nil {
+		t.Fatal(shimOnce.err)
+	}
+	return shimOnce.path
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitListening polls /proc/net/tcp until a socket listens on port. It
+// never connects: the executor accepts exactly one connection.
+func waitListening(ctx context.Context, port int) error {
+	want := fmt.Sprintf(":%04X ", port)
+	for {
+		data, err := os.ReadFile("/proc/net/tcp")
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 3 && strings.HasSuffix(f[1]+" ", want) && f[3] == "0A" {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// normalize makes runs with different executors comparable: executor paths
+// become <executor>.
+func normalize(s string, executors ...string) string {
+	for _, e := range executors {
+		s = strings.ReplaceAll(s, e, "<executor>")
+	}
+	return s
+}
+
+// dropExecutorDiagnostics removes orcrt-executor's own one-line
+// diagnostics ("orcrt-executor: ...") that the stock executor does not print
+// (for example the fatal-signal note when JIT'd code crashes).
+func dropExecutorDiagnostics(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(line, "orcrt-executor: ") {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

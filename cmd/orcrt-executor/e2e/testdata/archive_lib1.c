@@ -1,0 +1,1 @@
+int lib_square(int x) { return x * x; }

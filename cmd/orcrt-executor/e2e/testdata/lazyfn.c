@@ -1,0 +1,1 @@
+int lazy_fn(int x) { return 2 * x + 1; }
