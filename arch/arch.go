@@ -1,0 +1,78 @@
+package arch
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+
+	"github.com/orcgo/orcrt/internal/sysmem"
+)
+
+var pageSize = sysmem.PageSize()
+
+// PageSize returns the OS page size in bytes (a power of two; 4 KiB on
+// x86-64, 4, 16 or 64 KiB on arm64 Linux). Protections and the slab's
+// segments are granular to it.
+func PageSize() uintptr { return pageSize }
+
+// Caches describes the cache geometry the flush uses.
+type Caches struct {
+	// DataLine and InstLine are the smallest D- and I-cache line sizes in
+	// bytes (the stride of the maintenance loops on arm64).
+	DataLine uintptr
+	InstLine uintptr
+	// Coherent reports that instruction fetch is coherent with data stores
+	// in hardware and FlushICache does no per-line work (amd64; arm64 with
+	// CTR_EL0.IDC and .DIC both set, where only barriers remain).
+	Coherent bool
+	// CleanD and InvalidateI report which maintenance loops FlushICache
+	// runs.
+	CleanD      bool
+	InvalidateI bool
+	// Source says where the numbers came from, e.g. "cpuid" or
+	// "CTR_EL0=0x8444c004 ...".
+	Source string
+}
+
+// CacheInfo returns the cache geometry of the running machine.
+func CacheInfo() Caches { return caches }
+
+// ErrNotSupported is returned (wrapped) by operations the running kernel
+// or architecture does not provide.
+var ErrNotSupported = errors.New("arch: not supported")
+
+var syncCores struct {
+	once sync.Once
+	err  error
+}
+
+// SyncCores makes every thread of this process execute a
+// context-synchronizing (core-serializing) instruction before it next runs
+// user code: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE). Call
+// it after [FlushICache] when code is published to threads that will jump
+// into it without passing through a system call or orcrt's native-call
+// trampolines (which execute ISB themselves). The registration the
+// command needs (Linux >= 4.16) is done once; the outcome is remembered.
+// It returns an error wrapping [ErrNotSupported] where the kernel lacks
+// the command.
+func SyncCores() error {
+	syncCores.once.Do(func() {
+		_, err := sysmem.Membarrier(sysmem.MembarrierCmdRegisterPrivateExpeditedSyncCore, 0)
+		if err != nil {
+			if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, errors.ErrUnsupported) {
+				err = fmt.Errorf("%w: membarrier sync-core: %w", ErrNotSupported, err)
+			} else {
+				err = fmt.Errorf("arch: registering membarrier sync-core: %w", err)
+			}
+		}
+		syncCores.err = err
+	})
+	if syncCores.err != nil {
+		return syncCores.err
+	}
+	if _, err := sysmem.Membarrier(sysmem.MembarrierCmdPrivateExpeditedSyncCore, 0); err != nil {
+		return fmt.Errorf("arch: membarrier sync-core: %w", err)
+	}
+	return nil
+}

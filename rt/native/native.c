@@ -1,0 +1,190 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "native.h"
+#include "_cgo_export.h"
+
+// Context synchronization before entering code that may have been
+// published by another core (see package arch/arm64): after the
+// publishing core's DSB ISH, an ISB here discards any stale instructions
+// this core may have fetched. Free on x86-64 (coherent, and not needed).
+static inline void orcrt_isb(void) {
+#if defined(__aarch64__)
+	__asm__ __volatile__("isb" ::: "memory");
+#endif
+}
+
+// Non-NULL pointer passed for empty argument buffers (the stock executor
+// never passes NULL either).
+static const char orcrt_no_args[1];
+
+typedef orcrt_CWrapperFunctionBuffer (*orcrt_wrapper_fn)(const char *, size_t);
+
+orcrt_CWrapperFunctionBuffer orcrt_call_wrapper(uintptr_t fn, const char *args, size_t n, char *dst, size_t cap) {
+	if (args == NULL) {
+		args = orcrt_no_args;
+	}
+	orcrt_isb();
+	orcrt_CWrapperFunctionBuffer r = ((orcrt_wrapper_fn)fn)(args, n);
+	size_t size = r.Size;
+	if (size - 1 < sizeof(char *)) { // 1..8: inline
+		return r;
+	}
+	if (size == 0) {
+		char *msg = r.Data.ValuePtr;
+		if (msg == NULL) { // empty
+			return r;
+		}
+		size_t m = strlen(msg);
+		if (m <= cap && m < ORCRT_OOB_COPIED) {
+			if (m > 0) {
+				memcpy(dst, msg, m);
+			}
+			free(msg);
+			r.Data.ValuePtr = NULL;
+			r.Size = m | ORCRT_OOB_COPIED;
+		}
+		return r; // else: OOB, message still malloc'd
+	}
+	if (size <= cap && size < ORCRT_OOB_COPIED) {
+		memcpy(dst, r.Data.ValuePtr, size);
+		free(r.Data.ValuePtr);
+		r.Data.ValuePtr = NULL;
+		r.Size = size | ORCRT_COPIED;
+	}
+	return r; // else: large, buffer still malloc'd
+}
+
+// packed holds exactly argc NUL-terminated strings. They are copied into
+// one C allocation with the argv array (argv[argc] = NULL), alive and
+// writable until main returns, then freed.
+int orcrt_call_main(uintptr_t fn, int argc, const char *packed, size_t packed_len, int *ok) {
+	char **argv = malloc(sizeof(char *) * ((size_t)argc + 1) + packed_len);
+	if (argv == NULL) {
+		*ok = 0;
+		return -1;
+	}
+	char *p = (char *)(argv + argc + 1);
+	if (packed_len > 0) {
+		memcpy(p, packed, packed_len);
+	}
+	for (int i = 0; i < argc; i++) {
+		argv[i] = p;
+		p += strlen(p) + 1;
+	}
+	argv[argc] = NULL;
+	orcrt_isb();
+	int r = ((int (*)(int, char **))fn)(argc, argv);
+	free(argv);
+	*ok = 1;
+	return r;
+}
+
+int orcrt_call_int_void(uintptr_t fn) {
+	orcrt_isb();
+	return ((int (*)(void))fn)();
+}
+
+int orcrt_call_int_int(uintptr_t fn, int arg) {
+	orcrt_isb();
+	return ((int (*)(int))fn)(arg);
+}
+
+// The cgo floor: an empty C function.
+void orcrt_empty(void) {}
+
+void *orcrt_malloc_copy(const char *src, size_t n) {
+	void *p = malloc(n > 0 ? n : 1);
+	if (p != NULL && n > 0) {
+		memcpy(p, src, n);
+	}
+	return p;
+}
+
+static void orcrt_copy_err(const char *e, char *err, size_t errcap) {
+	if (errcap == 0) {
+		return;
+	}
+	if (e == NULL) {
+		e = "unknown dynamic-linker error";
+	}
+	size_t m = strlen(e);
+	if (m >= errcap) {
+		m = errcap - 1;
+	}
+	memcpy(err, e, m);
+	err[m] = 0;
+}
+
+// dlerror() is per thread: it is read in the same C call as the failing
+// dl* function, so the goroutine cannot have moved to another thread.
+uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap) {
+	void *h = dlopen(path, flags);
+	if (h == NULL) {
+		orcrt_copy_err(dlerror(), err, errcap);
+	}
+	return (uintptr_t)h;
+}
+
+uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap) {
+	(void)dlerror(); // clear: a NULL symbol value is legal, only dlerror tells
+	void *p = dlsym((void *)handle, name);
+	const char *e = dlerror();
+	if (e != NULL) {
+		orcrt_copy_err(e, err, errcap);
+	} else if (errcap > 0) {
+		err[0] = 0;
+	}
+	return (uintptr_t)p;
+}
+
+int orcrt_dlclose(uintptr_t handle, char *err, size_t errcap) {
+	int r = dlclose((void *)handle);
+	if (r != 0) {
+		orcrt_copy_err(dlerror(), err, errcap);
+	}
+	return r;
+}
+
+int orcrt_fflush_all(void) { return fflush(NULL); }
+
+size_t orcrt_thread_stack_size(void) {
+	pthread_attr_t a;
+	size_t s = 0;
+	if (pthread_getattr_np(pthread_self(), &a) != 0) {
+		return 0;
+	}
+	pthread_attr_getstacksize(&a, &s);
+	pthread_attr_destroy(&a);
+	return s;
+}
+
+// Dispatch contexts are addresses inside this otherwise unused array, one
+// per registered session: unique, non-zero, never JIT'd memory, and never
+// dereferenced. 4096 bytes of .bss (no memory until touched; never touched).
+#define ORCRT_DISPATCH_SLOTS 4096
+static char orcrt_dispatch_ctx_space[ORCRT_DISPATCH_SLOTS];
+
+uintptr_t orcrt_dispatch_ctx_base(void) { return (uintptr_t)orcrt_dispatch_ctx_space; }
+size_t orcrt_dispatch_ctx_slots(void) { return ORCRT_DISPATCH_SLOTS; }
+
+// Called natively by JIT'd code (the ORC runtime's __orc_rt_jit_dispatch)
+// on any thread, including threads the JIT'd program created. Blocks until
+// the Go handler returns.
+__attribute__((visibility("default"), used))
+orcrt_CWrapperFunctionBuffer __llvm_orc_SimpleRemoteEPC_dispatch_fn(void *ctx, const void *tag, const char *data, size_t size) {
+	orcrt_CWrapperFunctionBuffer r;
+	r.Data.ValuePtr = NULL;
+	r.Size = 0;
+	orcrtGoDispatch((uintptr_t)ctx, (uintptr_t)tag, (char *)data, size, &r);
+	// The controller may have linked new code while we waited; this thread
+	// may jump into it as soon as we return.
+	orcrt_isb();
+	return r;
+}
+
+uintptr_t orcrt_dispatch_fn_addr(void) { return (uintptr_t)&__llvm_orc_SimpleRemoteEPC_dispatch_fn; }

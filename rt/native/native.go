@@ -1,0 +1,294 @@
+package native
+
+/*
+#cgo LDFLAGS: -rdynamic -ldl
+#cgo noescape orcrt_malloc_copy
+#cgo nocallback orcrt_malloc_copy
+#cgo noescape orcrt_dlsym
+#cgo nocallback orcrt_dlsym
+#cgo nocallback orcrt_fflush_all
+#cgo nocallback orcrt_thread_stack_size
+#include <dlfcn.h>
+#include <stdlib.h>
+#include "native.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// dlopen mode flags.
+const (
+	RTLD_LAZY   = int(C.RTLD_LAZY)
+	RTLD_NOW    = int(C.RTLD_NOW)
+	RTLD_GLOBAL = int(C.RTLD_GLOBAL)
+	RTLD_LOCAL  = int(C.RTLD_LOCAL)
+)
+
+// InlineMax is the largest result carried inline in a
+// CWrapperFunctionBuffer (sizeof(char*)).
+const InlineMax = 8
+
+// ErrNilFunction is returned for calls of address 0.
+var ErrNilFunction = errors.New("native: call of function address 0")
+
+// OOBError is an out-of-band error returned by a wrapper function
+// (Size == 0 with a non-NULL, NUL-terminated message). Its Error() is the
+// callee's message verbatim, because it is forwarded as is (for example
+// "Could not deserialize arguments for wrapper function call").
+type OOBError struct{ Msg string }
+
+func (e *OOBError) Error() string { return e.Msg }
+
+// CallWrapper calls the C function
+//
+//	CWrapperFunctionBuffer fn(const char *ArgData, size_t ArgSize)
+//
+// at address fn with args, and appends the result bytes to dst. The three
+// result states map to: bytes — appended (1..8 inline, more from a
+// malloc'd buffer that CallWrapper frees); empty — dst returned unchanged,
+// nil error; out-of-band error — dst unchanged and an *[OOBError] (the
+// message buffer is freed). args must not be retained by the callee past
+// its return; an empty args passes a non-NULL pointer.
+//
+// CallWrapper may write anywhere in dst[len(dst):cap(dst)], also beyond the
+// length it returns.
+//
+// Cost: exactly one Go→C transition when the result is empty, inline, or
+// fits in cap(dst)-len(dst) (the C side copies it into dst and frees the
+// malloc'd buffer in the same call); it does not allocate then. A larger
+// result is copied after a growth of dst and freed with a second
+// transition — pass dst with enough spare capacity (e.g. reuse the
+// returned slice) to avoid that.
+//
+// The call holds the calling goroutine's OS thread until fn returns and
+// runs on that thread's C stack; fn may call back into Go (for example
+// through jit-dispatch). A fault inside fn crashes the process. On arm64
+// an ISB precedes the call (see package arch/arm64).
+func CallWrapper(fn uintptr, args, dst []byte) ([]byte, error) {
+	if fn == 0 {
+		return dst, ErrNilFunction
+	}
+	var ap, dp *C.char
+	if len(args) > 0 {
+		ap = (*C.char)(unsafe.Pointer(&args[0]))
+	}
+	spare := dst[len(dst):cap(dst)]
+	if len(spare) > 0 {
+		dp = (*C.char)(unsafe.Pointer(&spare[0]))
+	}
+	r := C.orcrt_call_wrapper(C.uintptr_t(fn), ap, C.size_t(len(args)), dp, C.size_t(len(spare)))
+	if n := uint64(r.Size); n-1 < InlineMax { // fast path: 1..8 bytes inline
+		if l := len(dst); len(spare) >= InlineMax {
+			*(*[InlineMax]byte)(dst[l : l+InlineMax]) = r.Data // one 8-byte store
+			return dst[:l+int(n)], nil
+		}
+		return append(dst, r.Data[:n]...), nil
+	}
+	return wrapperResultSlow(r, dst, spare)
+}
+
+// wrapperResultSlow decodes every result state but inline.
+func wrapperResultSlow(r C.orcrt_CWrapperFunctionBuffer, dst, spare []byte) ([]byte, error) {
+	const copied, oobCopied = uint64(1) << 63, uint64(1) << 62
+	size := uint64(r.Size)
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&r.Data))
+	switch {
+	case size&copied != 0:
+		return dst[:len(dst)+int(size&^copied)], nil
+	case size&oobCopied != 0:
+		return dst, &OOBError{Msg: string(spare[:size&^oobCopied])}
+	case size == 0 && p == nil:
+		return dst, nil
+	case size == 0:
+		msg := C.GoString((*C.char)(p))
+		C.free(p)
+		return dst, &OOBError{Msg: msg}
+	}
+	// Large and not copied: dst was too small.
+	dst = append(dst, unsafe.Slice((*byte)(p), size)...)
+	C.free(p)
+	return dst, nil
+}
+
+// CallMain calls int main(int argc, char **argv) at fn with argc =
+// len(args) and argv = NUL-terminated copies of args in C memory, argv[argc]
+// = NULL; no program name is added. The strings stay alive (and writable)
+// until main returns and are freed afterwards. An argument containing a
+// NUL byte is seen by main truncated at it (C strings cannot hold NUL).
+// One Go→C transition; it allocates one packing buffer.
+func CallMain(fn uintptr, args []string) (int32, error) {
+	if fn == 0 {
+		return 0, ErrNilFunction
+	}
+	if uint64(len(args)) > 1<<30 {
+		return 0, fmt.Errorf("native: run main: %d arguments", len(args))
+	}
+	size := 0
+	for _, a := range args {
+		size += cstrLen(a) + 1
+	}
+	packed := make([]byte, 0, size)
+	for _, a := range args {
+		packed = append(packed, a[:cstrLen(a)]...)
+		packed = append(packed, 0)
+	}
+	var pp *C.char
+	if len(packed) > 0 {
+		pp = (*C.char)(unsafe.Pointer(&packed[0]))
+	}
+	var ok C.int
+	r := C.orcrt_call_main(C.uintptr_t(fn), C.int(len(args)), pp, C.size_t(len(packed)), &ok)
+	if ok == 0 {
+		return 0, errors.New("native: run main: out of C memory for argv")
+	}
+	return int32(r), nil
+}
+
+func cstrLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// CallIntVoid calls int fn(void). One Go→C transition.
+func CallIntVoid(fn uintptr) (int32, error) {
+	if fn == 0 {
+		return 0, ErrNilFunction
+	}
+	return int32(C.orcrt_call_int_void(C.uintptr_t(fn))), nil
+}
+
+// CallIntInt calls int fn(int). One Go→C transition.
+func CallIntInt(fn uintptr, arg int32) (int32, error) {
+	if fn == 0 {
+		return 0, ErrNilFunction
+	}
+	return int32(C.orcrt_call_int_int(C.uintptr_t(fn), C.int(arg))), nil
+}
+
+// CallEmpty calls an empty C function: the floor of a cgo call, for
+// benchmarks.
+func CallEmpty() { C.orcrt_empty() }
+
+// Malloc returns n bytes from libc malloc (never 0: cgo's malloc aborts on
+// exhaustion). The memory is for C: JIT'd code may free() it; otherwise
+// release it with [Free].
+func Malloc(n uintptr) uintptr {
+	if n == 0 {
+		n = 1
+	}
+	return uintptr(C.malloc(C.size_t(n)))
+}
+
+// MallocCopy returns a libc-malloc'd copy of b (at least one byte is
+// allocated, so the result is never 0 on success), in one Go→C
+// transition. Use it to build result buffers JIT'd code will free().
+func MallocCopy(b []byte) (uintptr, error) {
+	var src *C.char
+	if len(b) > 0 {
+		src = (*C.char)(unsafe.Pointer(&b[0]))
+	}
+	p := C.orcrt_malloc_copy(src, C.size_t(len(b)))
+	if p == nil {
+		return 0, fmt.Errorf("native: malloc of %d bytes failed", len(b))
+	}
+	return uintptr(p), nil
+}
+
+// Free calls libc free(p). p must come from libc malloc (Malloc,
+// MallocCopy, or a buffer handed over by C code); Free(0) is a no-op.
+func Free(p uintptr) {
+	if p != 0 {
+		C.free(ptr(p))
+	}
+}
+
+// ptr turns a C address into an unsafe.Pointer without tripping vet's
+// unsafeptr check; the memory is never Go's.
+func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+// Bytes returns a view of n bytes of C memory at p (valid while the C
+// memory is).
+func Bytes(p, n uintptr) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(ptr(p)), n)
+}
+
+const dlErrCap = 512
+
+// Dlopen opens a shared object; path "" opens the main program (dlopen
+// NULL), whose symbols include everything linked into the process and,
+// thanks to -rdynamic, this package's exported C functions. The error
+// carries dlerror()'s text, read on the same thread.
+func Dlopen(path string, flags int) (uintptr, error) {
+	var cp *C.char
+	if path != "" {
+		cp = C.CString(path)
+		defer C.free(unsafe.Pointer(cp))
+	}
+	var errbuf [dlErrCap]byte
+	h := C.orcrt_dlopen(cp, C.int(flags), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap)
+	if h == 0 {
+		return 0, fmt.Errorf("native: dlopen %q: %s", path, cstr(errbuf[:]))
+	}
+	return uintptr(h), nil
+}
+
+// Dlsym looks name up in handle (from Dlopen). A symbol whose value is 0
+// is returned as (0, nil); a missing one as an error with dlerror()'s
+// text.
+func Dlsym(handle uintptr, name string) (uintptr, error) {
+	buf := make([]byte, len(name)+1)
+	copy(buf, name)
+	var errbuf [dlErrCap]byte
+	p := C.orcrt_dlsym(C.uintptr_t(handle), (*C.char)(unsafe.Pointer(&buf[0])), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap)
+	if errbuf[0] != 0 {
+		return 0, fmt.Errorf("native: dlsym %q: %s", name, cstr(errbuf[:]))
+	}
+	return uintptr(p), nil
+}
+
+// Dlclose closes a handle from Dlopen.
+func Dlclose(handle uintptr) error {
+	var errbuf [dlErrCap]byte
+	if C.orcrt_dlclose(C.uintptr_t(handle), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap) != 0 {
+		return fmt.Errorf("native: dlclose: %s", cstr(errbuf[:]))
+	}
+	return nil
+}
+
+func cstr(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// FflushAll calls fflush(NULL): JIT'd programs' output sits in libc's
+// stdio buffers, which Go's os.Exit does not flush.
+func FflushAll() error {
+	if C.orcrt_fflush_all() != 0 {
+		return errors.New("native: fflush(NULL) failed")
+	}
+	return nil
+}
+
+// ThreadStackSize returns the size of the C stack of the thread running
+// the calling goroutine (pthread_getattr_np), which is the stack native
+// calls such as CallMain run on: the pthread default for threads the Go
+// runtime creates in cgo programs (8 MiB with the usual RLIMIT_STACK), or
+// the process stack limit on the main thread. 0 if unknown. The goroutine
+// may move to another thread afterwards; lock it (runtime.LockOSThread)
+// to make the answer stick.
+func ThreadStackSize() uintptr { return uintptr(C.orcrt_thread_stack_size()) }

@@ -1,0 +1,46 @@
+// C side of package native. Declarations only: this header is included by
+// the cgo preamble of a file with //export, which must not define anything.
+#ifndef ORCRT_NATIVE_H
+#define ORCRT_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The C ABI of wrapper functions and allocation actions (LLVM
+// orc::shared::CWrapperFunctionResult / orc_rt_WrapperFunctionBuffer).
+typedef struct {
+	union {
+		char *ValuePtr;
+		char Value[sizeof(char *)];
+	} Data;
+	size_t Size;
+} orcrt_CWrapperFunctionBuffer;
+
+// orcrt_call_wrapper returns the callee's buffer as is (the natural
+// states: empty, inline, large with a malloc'd pointer, OOB with a
+// malloc'd message), except that when the payload fit in the caller's dst
+// it was copied there, the C buffer freed, and Size carries a flag:
+#define ORCRT_COPIED ((size_t)1 << 63)     // Size & ~flags bytes of payload in dst
+#define ORCRT_OOB_COPIED ((size_t)1 << 62) // Size & ~flags bytes of OOB message in dst
+#define ORCRT_FLAGS (ORCRT_COPIED | ORCRT_OOB_COPIED)
+
+orcrt_CWrapperFunctionBuffer orcrt_call_wrapper(uintptr_t fn, const char *args, size_t n, char *dst, size_t cap);
+int orcrt_call_main(uintptr_t fn, int argc, const char *packed, size_t packed_len, int *ok);
+int orcrt_call_int_void(uintptr_t fn);
+int orcrt_call_int_int(uintptr_t fn, int arg);
+void orcrt_empty(void);
+
+void *orcrt_malloc_copy(const char *src, size_t n);
+uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap);
+uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap);
+int orcrt_dlclose(uintptr_t handle, char *err, size_t errcap);
+int orcrt_fflush_all(void);
+size_t orcrt_thread_stack_size(void);
+
+uintptr_t orcrt_dispatch_fn_addr(void);
+uintptr_t orcrt_dispatch_ctx_base(void);
+size_t orcrt_dispatch_ctx_slots(void);
+
+orcrt_CWrapperFunctionBuffer __llvm_orc_SimpleRemoteEPC_dispatch_fn(void *ctx, const void *tag, const char *data, size_t size);
+
+#endif
