@@ -1,0 +1,40 @@
+package alloc
+
+// Bootstrap symbol names of LLVM 22's SimpleExecutorMemoryManager
+// (OrcRTBridge's rt::SimpleExecutorMemoryManager*Name, protocol.md §3.2).
+// They go into the Setup message verbatim (the bootstrap map is a string
+// map, not a linker symbol table, so no platform prefix is added).
+const (
+	MemoryManagerInstanceName     = "__llvm_orc_SimpleExecutorMemoryManager_Instance"
+	MemoryManagerReserveName      = "__llvm_orc_SimpleExecutorMemoryManager_reserve_wrapper"
+	MemoryManagerInitializeName   = "__llvm_orc_SimpleExecutorMemoryManager_initialize_wrapper"
+	MemoryManagerDeinitializeName = "__llvm_orc_SimpleExecutorMemoryManager_deinitialize_wrapper"
+	MemoryManagerReleaseName      = "__llvm_orc_SimpleExecutorMemoryManager_release_wrapper"
+)
+
+// Bootstrap symbol names of LLVM 22's ExecutorSharedMemoryMapperService
+// (rt::ExecutorSharedMemoryMapperService*Name), used only by
+// llvm-jitlink -use-memmgr=shared.
+const (
+	SharedMapperInstanceName     = "__llvm_orc_ExecutorSharedMemoryMapperService_Instance"
+	SharedMapperReserveName      = "__llvm_orc_ExecutorSharedMemoryMapperService_Reserve"
+	SharedMapperInitializeName   = "__llvm_orc_ExecutorSharedMemoryMapperService_Initialize"
+	SharedMapperDeinitializeName = "__llvm_orc_ExecutorSharedMemoryMapperService_Deinitialize"
+	SharedMapperReleaseName      = "__llvm_orc_ExecutorSharedMemoryMapperService_Release"
+)
+
+// LLVM 22's own messages. They travel to the controller verbatim, so they
+// carry no package prefix.
+const (
+	// MsgDeserializeArgs is the out-of-band result of a wrapper whose
+	// argument bytes do not decode (LLVM 22's WrapperFunction::handle).
+	// On the LLVM 22 wire it becomes an empty Result payload.
+	MsgDeserializeArgs = "Could not deserialize arguments for wrapper function call"
+	// MsgDeserializeActionResult fails an allocation action whose result
+	// is empty or is not an SPSError (WrapperFunctionCall::runWithSPSRet).
+	MsgDeserializeActionResult = "Could not deserialize result from serialized wrapper function call"
+	// MsgEmptyRequest and MsgActionsWithoutSegments are initialize's
+	// errors for a request without segments.
+	MsgEmptyRequest           = "Finalization request is empty"
+	MsgActionsWithoutSegments = "Finalization actions attached to empty finalization request"
+)

@@ -1,0 +1,539 @@
+package alloc
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/orcgo/orcrt/arch"
+	"github.com/orcgo/orcrt/internal/sysmem"
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// shmDir is where glibc's shm_open keeps POSIX shared-memory objects on
+// Linux: shm_open("/jitlink_1_2") opens /dev/shm/jitlink_1_2.
+const shmDir = "/dev/shm"
+
+// shmCounter numbers shared-memory objects process-wide (the stock's
+// SharedMemoryCount, pre-incremented, so the first name ends in _1), so
+// several mappers in one process never collide.
+var shmCounter atomic.Uint64
+
+// SharedMemoryMapper is LLVM 22's ExecutorSharedMemoryMapperService, the
+// executor half of llvm-jitlink -use-memmgr=shared: the controller, on the
+// same machine, maps the reserved memory itself through a POSIX
+// shared-memory object and writes content and zero-fill there; the
+// executor only sets protections and runs allocation actions.
+//
+// Reserve creates the object (/dev/shm/jitlink_<pid>_<n>, the stock's
+// naming: shm_open O_RDWR|O_CREAT|O_EXCL, mode 0700), sizes it, maps it
+// PROT_NONE and MAP_SHARED, closes the descriptor and returns the base and
+// the name. The controller shm_open()s the name, unlinks it at once and
+// maps its own read-write view. Release (and shutdown) unmap the executor
+// view and remove the object if the controller never unlinked it.
+//
+// The executor view is never writable and executable: segments are
+// protected per their RemoteAllocGroup, W|X is refused. All methods are
+// safe for concurrent use.
+type SharedMemoryMapper struct {
+	s    *rt.Session
+	inst sps.Addr
+
+	mu     sync.Mutex
+	closed bool
+	res    map[uint64]*shmReservation
+	allocs map[uint64]*shmAlloc
+
+	scratch sync.Pool // *shmScratch
+}
+
+type shmReservation struct {
+	base, size uint64
+	mapLen     uintptr
+	name       string
+	allocs     []uint64 // allocation keys in initialization order
+	inflight   int
+	dead       bool
+}
+
+type shmAlloc struct {
+	res     *shmReservation
+	pending bool
+	dealloc []sps.WrapperCall
+}
+
+type shmScratch struct {
+	fr       sps.SharedFinalizeRequest
+	deallocs []sps.WrapperCall
+	errs     []error
+	buf      *resultBuf
+}
+
+// NewSharedMemoryMapper returns an unregistered mapper for s;
+// RegisterSharedMemoryMapper is the usual constructor. Add it to s as a
+// Service so its mappings are released at shutdown.
+func NewSharedMemoryMapper(s *rt.Session) (*SharedMemoryMapper, error) {
+	if s == nil {
+		return nil, errors.New("alloc: NewSharedMemoryMapper: nil Session")
+	}
+	return &SharedMemoryMapper{s: s, res: map[uint64]*shmReservation{}, allocs: map[uint64]*shmAlloc{}}, nil
+}
+
+// RegisterSharedMemoryMapper creates a SharedMemoryMapper for s, registers
+// it and its four wrapper functions on s, adds the five optional LLVM 22
+// bootstrap symbols (SharedMapperInstanceName, ...Reserve, ...Initialize,
+// ...Deinitialize, ...Release) to syms all-or-nothing, and adds the mapper
+// to s as a Service.
+func RegisterSharedMemoryMapper(s *rt.Session, syms *rt.SymbolTable) (*SharedMemoryMapper, error) {
+	m, err := NewSharedMemoryMapper(s)
+	if err != nil {
+		return nil, err
+	}
+	inst := s.RegisterInstance(m)
+	err = syms.AddUnique(
+		rt.Symbol{Name: SharedMapperInstanceName, Addr: inst},
+		rt.Symbol{Name: SharedMapperReserveName, Addr: s.RegisterWrapper(shmReserveWrapper)},
+		rt.Symbol{Name: SharedMapperInitializeName, Addr: s.RegisterWrapper(shmInitializeWrapper)},
+		rt.Symbol{Name: SharedMapperDeinitializeName, Addr: s.RegisterWrapper(shmDeinitializeWrapper)},
+		rt.Symbol{Name: SharedMapperReleaseName, Addr: s.RegisterWrapper(shmReleaseWrapper)},
+	)
+	if err != nil {
+		s.UnregisterInstance(inst)
+		return nil, fmt.Errorf("alloc: registering the shared-memory mapper: %w", err)
+	}
+	m.inst = inst
+	s.AddService(m)
+	return m, nil
+}
+
+// InstanceAddr returns the address published as SharedMapperInstanceName
+// (0 if the mapper was not registered).
+func (m *SharedMemoryMapper) InstanceAddr() sps.Addr { return m.inst }
+
+// Reserve creates and maps a shared-memory object of size bytes and
+// returns the executor address of the mapping and the object's name (as
+// shm_open takes it, with a leading slash). Failures are reported with
+// strerror's text, as the stock reports them (for example size 0 gives
+// mmap's "Invalid argument"); nothing is left behind on failure.
+func (m *SharedMemoryMapper) Reserve(size uint64) (sps.Addr, string, error) {
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return 0, "", fmt.Errorf("alloc: shared memory reserve: %w", ErrClosed)
+	}
+	if size > math.MaxInt64 {
+		return 0, "", strerror(syscall.EINVAL)
+	}
+	var (
+		f    *os.File
+		name string
+		err  error
+	)
+	for range 16 { // a stale object from an earlier process with our pid: try the next name
+		name = fmt.Sprintf("/jitlink_%d_%d", os.Getpid(), shmCounter.Add(1))
+		f, err = os.OpenFile(shmDir+name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o700)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return 0, "", strerror(err)
+	}
+	cleanup := func() {
+		_ = f.Close()
+		_ = os.Remove(shmDir + name)
+	}
+	if err := f.Truncate(int64(size)); err != nil {
+		cleanup()
+		return 0, "", strerror(err)
+	}
+	addr, err := sysmem.Mmap(0, uintptr(size), sysmem.ProtNone, sysmem.MapShared, int(f.Fd()), 0)
+	if err != nil {
+		cleanup()
+		return 0, "", strerror(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = sysmem.Munmap(addr, uintptr(size))
+		_ = os.Remove(shmDir + name)
+		return 0, "", strerror(err)
+	}
+	page := uint64(sysmem.PageSize())
+	r := &shmReservation{base: uint64(addr), size: size, mapLen: uintptr((size + page - 1) &^ (page - 1)), name: name}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		_ = m.unmap(r)
+		return 0, "", fmt.Errorf("alloc: shared memory reserve: %w", ErrClosed)
+	}
+	m.res[r.base] = r
+	m.mu.Unlock()
+	return sps.Addr(addr), name, nil
+}
+
+// Initialize protects fr's segments, which the controller has already
+// filled through its view, and runs fr's allocation actions; it returns
+// the allocation's key, the lowest segment address (0xffffffffffffffff
+// for a request without segments, as the stock). Protections are applied
+// with one mprotect per segment exactly as given (an unaligned address
+// fails with "Invalid argument", as in the stock), the instruction cache
+// is flushed for executable segments, and nothing is undone when an
+// action fails (the stock undoes nothing either; the failing finalize's
+// collected deallocs do run, in reverse).
+//
+// Deviations (hardening): reservation must be a reservation of this
+// mapper and every segment must lie inside it; a key that is already
+// initialized is refused (the stock would replace its record and lose its
+// dealloc actions); W|X segments are refused. All are checked before
+// anything is protected or run.
+func (m *SharedMemoryMapper) Initialize(reservation sps.Addr, fr *sps.SharedFinalizeRequest) (sps.Addr, error) {
+	sc := m.getScratch()
+	defer m.putScratch(sc)
+	return m.initializeWith(reservation, fr, sc)
+}
+
+func (m *SharedMemoryMapper) getScratch() *shmScratch {
+	if sc, ok := m.scratch.Get().(*shmScratch); ok {
+		return sc
+	}
+	return &shmScratch{buf: getBuf()}
+}
+
+func (m *SharedMemoryMapper) putScratch(sc *shmScratch) {
+	clear(sc.deallocs)
+	clear(sc.errs)
+	clear(sc.fr.Segments)
+	clear(sc.fr.Actions)
+	sc.deallocs, sc.errs = sc.deallocs[:0], sc.errs[:0]
+	sc.fr.Segments, sc.fr.Actions = sc.fr.Segments[:0], sc.fr.Actions[:0]
+	m.scratch.Put(sc)
+}
+
+func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.SharedFinalizeRequest, sc *shmScratch) (sps.Addr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tok, err := m.s.AcquireKeepalive()
+	if err != nil {
+		return 0, fmt.Errorf("alloc: shared memory initialize: %w", err)
+	}
+	defer tok.Release()
+
+	key := ^uint64(0)
+	for _, sg := range fr.Segments {
+		a := uint64(sg.Addr)
+		key = min(key, a)
+		if _, err := segProt(sg.Group, a); err != nil {
+			return 0, err
+		}
+	}
+
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return 0, fmt.Errorf("alloc: shared memory initialize: %w", ErrClosed)
+	}
+	res := m.res[uint64(reservation)]
+	if res == nil {
+		m.mu.Unlock()
+		return 0, fmt.Errorf("alloc: shared memory initialize: %#x is not a reservation of this mapper", uint64(reservation))
+	}
+	for _, sg := range fr.Segments {
+		a, end := uint64(sg.Addr), uint64(sg.Addr)+sg.Size
+		if end < a || a < res.base || end > res.base+res.size {
+			m.mu.Unlock()
+			return 0, fmt.Errorf("alloc: shared memory initialize: segment %#x -- %#x is not inside reservation %#x -- %#x", a, end, res.base, res.base+res.size)
+		}
+	}
+	if m.allocs[key] != nil {
+		m.mu.Unlock()
+		return 0, fmt.Errorf("alloc: shared memory initialize: allocation %#x is already initialized", key)
+	}
+	al := &shmAlloc{res: res, pending: true}
+	m.allocs[key] = al
+	res.inflight++
+	m.mu.Unlock()
+
+	fail := func(err error) (sps.Addr, error) {
+		m.mu.Lock()
+		delete(m.allocs, key)
+		unmap := res.endOpLocked()
+		m.mu.Unlock()
+		if unmap {
+			err = errors.Join(err, m.unmap(res))
+		}
+		return 0, err
+	}
+	for _, sg := range fr.Segments {
+		p, _ := segProt(sg.Group, uint64(sg.Addr))
+		if err := sysmem.Mprotect(uintptr(sg.Addr), uintptr(sg.Size), int(p)); err != nil {
+			return fail(strerror(err))
+		}
+		if p&sysmem.ProtExec != 0 && sg.Size != 0 {
+			arch.FlushICache(uintptr(sg.Addr), uintptr(sg.Size))
+		}
+	}
+	deallocs, cerrs, ferr := runFinalize(m.s, sc.buf, fr.Actions, sc.deallocs[:0], sc.errs[:0])
+	sc.deallocs, sc.errs = deallocs, cerrs
+	if ferr != nil {
+		return fail(joinFirst(ferr, cerrs))
+	}
+	m.mu.Lock()
+	if res.dead {
+		m.mu.Unlock()
+		errs := runDealloc(m.s, sc.buf, deallocs, sc.errs[:0])
+		sc.errs = errs
+		return fail(joinFirst(fmt.Errorf("alloc: shared memory initialize: reservation %#x was released meanwhile", res.base), errs))
+	}
+	al.pending = false
+	al.dealloc = copyCalls(deallocs)
+	res.allocs = append(res.allocs, key)
+	unmap := res.endOpLocked()
+	m.mu.Unlock()
+	if unmap {
+		m.s.ReportError(m.unmap(res))
+	}
+	return sps.Addr(key), nil
+}
+
+func (r *shmReservation) endOpLocked() bool {
+	r.inflight--
+	return r.dead && r.inflight == 0
+}
+
+// Deinitialize runs the dealloc actions of the allocations keyed by
+// bases, from the last key to the first, and forgets them; failures are
+// joined. Unknown keys are ignored, as the stock ignores them.
+// Protections are not reset (as in the stock).
+func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tok, err := m.s.AcquireKeepalive()
+	if err != nil {
+		return fmt.Errorf("alloc: shared memory deinitialize: %w", err)
+	}
+	defer tok.Release()
+	b := getBuf()
+	defer putBuf(b)
+	var errs []error
+	for i := len(bases) - 1; i >= 0; i-- {
+		k := uint64(bases[i])
+		m.mu.Lock()
+		al := m.allocs[k]
+		if al == nil || al.pending {
+			m.mu.Unlock()
+			continue
+		}
+		delete(m.allocs, k)
+		res := al.res
+		for j, x := range res.allocs {
+			if x == k {
+				res.allocs = append(res.allocs[:j], res.allocs[j+1:]...)
+				break
+			}
+		}
+		res.inflight++
+		m.mu.Unlock()
+
+		errs = runDealloc(m.s, b, al.dealloc, errs)
+
+		m.mu.Lock()
+		unmap := res.endOpLocked()
+		m.mu.Unlock()
+		if unmap {
+			if err := m.unmap(res); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Release releases the reservations at bases, in the given order (the
+// stock's order): each one's allocations are deinitialized (the last
+// initialized first, each one's deallocs in reverse), then the mapping is
+// removed and the shared-memory object deleted if it still exists.
+// Failures are joined; an unknown base fails with "Invalid argument"
+// (the stock's munmap of an unrecorded, zero-sized range). Mappings are
+// removed only after every action of the call has returned.
+func (m *SharedMemoryMapper) Release(bases []sps.Addr) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tok, err := m.s.AcquireKeepalive()
+	if err != nil {
+		return fmt.Errorf("alloc: shared memory release: %w", err)
+	}
+	defer tok.Release()
+	return m.release(bases)
+}
+
+func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
+	b := getBuf()
+	defer putBuf(b)
+	var errs []error
+	var done []*shmReservation
+	for _, base := range bases {
+		m.mu.Lock()
+		res := m.res[uint64(base)]
+		if res == nil {
+			m.mu.Unlock()
+			errs = append(errs, strerror(syscall.EINVAL))
+			continue
+		}
+		delete(m.res, uint64(base))
+		res.dead = true
+		res.inflight++
+		keys := res.allocs
+		res.allocs = nil
+		var lists [][]sps.WrapperCall
+		for j := len(keys) - 1; j >= 0; j-- {
+			if al := m.allocs[keys[j]]; al != nil {
+				delete(m.allocs, keys[j])
+				lists = append(lists, al.dealloc)
+			}
+		}
+		m.mu.Unlock()
+		for _, l := range lists {
+			errs = runDealloc(m.s, b, l, errs)
+		}
+		done = append(done, res)
+	}
+	for _, res := range done {
+		m.mu.Lock()
+		unmap := res.endOpLocked()
+		m.mu.Unlock()
+		if unmap {
+			if err := m.unmap(res); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unmap removes a dead reservation's mapping and its object, if the
+// controller has not unlinked it.
+func (m *SharedMemoryMapper) unmap(r *shmReservation) error {
+	var errs []error
+	if err := sysmem.Munmap(uintptr(r.base), r.mapLen); err != nil {
+		errs = append(errs, strerror(err))
+	}
+	if err := os.Remove(shmDir + r.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("alloc: removing shared-memory object %s: %w", r.name, err))
+	}
+	return errors.Join(errs...)
+}
+
+// OnDetach implements rt.Service: it does nothing.
+func (m *SharedMemoryMapper) OnDetach(done func(), _ bool) { done() }
+
+// OnShutdown implements rt.Service: it releases every remaining
+// reservation (highest address first), running outstanding dealloc
+// actions, and refuses later operations. Errors go to the Session's
+// reporter.
+func (m *SharedMemoryMapper) OnShutdown(done func()) {
+	defer done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	bases := make([]sps.Addr, 0, len(m.res))
+	for b := range m.res {
+		bases = append(bases, sps.Addr(b))
+	}
+	m.mu.Unlock()
+	sort.Slice(bases, func(i, j int) bool { return bases[i] > bases[j] })
+	if err := m.release(bases); err != nil {
+		m.s.ReportError(fmt.Errorf("alloc: releasing shared memory at shutdown: %w", err))
+	}
+}
+
+// ---- wrappers ----
+
+const shmName = "ExecutorSharedMemoryMapperService"
+
+func shmReserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	inst, size := d.Addr(), d.U64()
+	if d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	var (
+		addr sps.Addr
+		name string
+	)
+	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
+	if err == nil {
+		addr, name, err = m.Reserve(size)
+	}
+	ret(rt.ResultBytes(sps.Marshal(sps.SharedMemoryReserve.Ret, sps.Expected[sps.Pair[sps.Addr, string]]{
+		Value: sps.Pair[sps.Addr, string]{First: addr, Second: name}, Err: err})))
+}
+
+func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	inst, resv := d.Addr(), d.Addr()
+	if d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
+	if err != nil {
+		var fr sps.SharedFinalizeRequest
+		if fr.Decode(&d); d.Failed() {
+			ret(rt.OutOfBandResult(MsgDeserializeArgs))
+			return
+		}
+		ret(expectedAddr(0, err))
+		return
+	}
+	sc := m.getScratch()
+	defer m.putScratch(sc)
+	if sc.fr.Decode(&d); d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	ret(expectedAddr(m.initializeWith(resv, &sc.fr, sc)))
+}
+
+func shmDeinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	var buf [16]sps.Addr
+	inst, keys, ok := decodeAddrSeq(args, buf[:0])
+	if !ok {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
+	if err != nil {
+		ret(spsError(err))
+		return
+	}
+	ret(spsError(m.Deinitialize(keys)))
+}
+
+func shmReleaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	var buf [16]sps.Addr
+	inst, bases, ok := decodeAddrSeq(args, buf[:0])
+	if !ok {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
+	if err != nil {
+		ret(spsError(err))
+		return
+	}
+	ret(spsError(m.Release(bases)))
+}

@@ -1,0 +1,140 @@
+package alloc
+
+import (
+	"fmt"
+
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// The wrapper functions of LLVM 22's SimpleExecutorMemoryManager
+// (signatures in sps/llvm22.go: MemoryManagerReserve, ...Initialize,
+// ...Deinitialize, ...Release). They are method-style: the first argument
+// is the instance address, resolved through the Session's instance table,
+// never cast to a pointer. Undecodable arguments give the out-of-band error
+// MsgDeserializeArgs (an empty Result payload on the LLVM 22 wire); an
+// unknown instance gives a clean error inside the SPSExpected / SPSError
+// result, which the controller prints. Trailing argument bytes are ignored.
+
+func lookupInstance[T any](s *rt.Session, addr sps.Addr, what string) (T, error) {
+	v, err := rt.InstanceAt[T](s, addr)
+	if err != nil {
+		return v, fmt.Errorf("alloc: %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// expectedAddr encodes SPSExpected<SPSExecutorAddr>.
+func expectedAddr(a sps.Addr, err error) rt.WrapperResult {
+	if err != nil {
+		msg := err.Error()
+		return rt.ResultBytes(sps.AppendString(append(make([]byte, 0, 9+len(msg)), 0), msg))
+	}
+	return rt.ResultBytes(sps.AppendAddr(append(make([]byte, 0, 9), 1), a))
+}
+
+// spsError encodes SPSError.
+func spsError(err error) rt.WrapperResult {
+	if err == nil {
+		return rt.ResultBytes([]byte{0})
+	}
+	msg := err.Error()
+	return rt.ResultBytes(sps.AppendString(append(make([]byte, 0, 9+len(msg)), 1), msg))
+}
+
+const mmName = "SimpleExecutorMemoryManager"
+
+func reserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	inst, size := d.Addr(), d.U64()
+	if d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
+	if err != nil {
+		ret(expectedAddr(0, err))
+		return
+	}
+	ret(expectedAddr(m.Reserve(size)))
+}
+
+func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	inst := d.Addr()
+	if d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
+	if err != nil {
+		// Decode the rest anyway: undecodable arguments are reported as
+		// such whatever the instance.
+		var fr sps.FinalizeRequest
+		if fr.Decode(&d); d.Failed() {
+			ret(rt.OutOfBandResult(MsgDeserializeArgs))
+			return
+		}
+		ret(expectedAddr(0, err))
+		return
+	}
+	sc := m.getScratch()
+	defer m.putScratch(sc)
+	sc.fr.Decode(&d)
+	defer clearRequest(&sc.fr)
+	if d.Failed() {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	ret(expectedAddr(m.initializeWith(&sc.fr, sc)))
+}
+
+// clearRequest drops the views into a call's argument buffer so that a
+// pooled request does not keep it alive.
+func clearRequest(fr *sps.FinalizeRequest) {
+	clear(fr.Segments)
+	clear(fr.Actions)
+	fr.Segments, fr.Actions = fr.Segments[:0], fr.Actions[:0]
+}
+
+// decodeAddrSeq decodes (Addr, Sequence<Addr>) into dst. (By hand:
+// the generic bulk decoder would move the Decoder and dst to the heap.)
+func decodeAddrSeq(args []byte, dst []sps.Addr) (sps.Addr, []sps.Addr, bool) {
+	d := sps.NewDecoder(args)
+	inst := d.Addr()
+	n := d.Count(8, "address count")
+	for i := 0; i < n && !d.Failed(); i++ {
+		dst = append(dst, d.Addr())
+	}
+	return inst, dst, !d.Failed()
+}
+
+func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	var buf [16]sps.Addr
+	inst, keys, ok := decodeAddrSeq(args, buf[:0])
+	if !ok {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
+	if err != nil {
+		ret(spsError(err))
+		return
+	}
+	ret(spsError(m.Deinitialize(keys)))
+}
+
+func releaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	var buf [16]sps.Addr
+	inst, bases, ok := decodeAddrSeq(args, buf[:0])
+	if !ok {
+		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		return
+	}
+	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
+	if err != nil {
+		ret(spsError(err))
+		return
+	}
+	ret(spsError(m.Release(bases)))
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package allocbench
+
+const raceEnabled = false
