@@ -1,0 +1,12 @@
+// Package spsbench holds the SPS codec benchmarks (package sps), each
+// beside the reference measured in the same run: a plain copy() for the
+// memory-bound shapes and LLVM 22's own C++ codec (testdata/llvmbench.cpp)
+// for the finalize request.
+//
+//	go test -run '^$' -bench . -count=5 ./bench/spsbench
+//
+// Benchmarks are named BenchmarkSPS/op=encode|decode/shape=...,
+// BenchmarkCopy/size=... and BenchmarkSPSLLVM/op=.../shape=finalize so that
+// benchstat can slice them. The package has no non-test code beyond this
+// comment; it is safe to run concurrently with anything.
+package spsbench

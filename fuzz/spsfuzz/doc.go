@@ -1,0 +1,18 @@
+// Package spsfuzz holds the fuzz targets for package sps and the simple
+// reference decoder (ref.go) they compare it with.
+//
+//	go test -run '^$' -fuzz '^FuzzDecode$'    -fuzztime 60s ./fuzz/spsfuzz
+//	go test -run '^$' -fuzz '^FuzzRoundTrip$' -fuzztime 60s ./fuzz/spsfuzz
+//	go test -run '^$' -fuzz '^FuzzDiff$'      -fuzztime 60s ./fuzz/spsfuzz
+//
+// Every target takes one input whose first byte selects a top-level
+// message shape (each LLVM 22 wrapper argument list and result of
+// protocol.md §4.3 and §5, the FinalizeRequest reuse path, the Setup
+// payload, ...; see shapes_test.go) and whose rest is the message. Seeds
+// come from the LLVM-generated golden vectors in
+// sps/testdata/golden/vectors.txt. Inputs that once failed live under
+// testdata/fuzz/FuzzX/ and run as regression tests with plain go test.
+//
+// The reference decoder is stateless; RefDecode is safe for concurrent
+// use and returns memory it owns.
+package spsfuzz

@@ -1,0 +1,195 @@
+package spsfuzz
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"os"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/orcgo/orcrt/sps"
+)
+
+// Allocation bound for decoding an n-byte message: at most
+// allocPerByte*n + allocSlack bytes. The per-byte factor covers the
+// largest Go-value-to-minimum-wire-size ratio among the shapes (a 1-byte
+// "none" in an SPSSequence<SPSOptional<SPSExecutorSymbolDef>> becomes a
+// 24-byte Option[SymbolDef]; Setup names are copied and checked for
+// duplicates with a set). The slack covers the Decoder, boxing the result
+// and the heap statistics' granularity (the runtime counts a whole span
+// when a cache is refilled), which is also why the decode is repeated
+// allocReps times and the average taken. A decoder that sized anything
+// from an unchecked count would blow far past this on the first hostile
+// input.
+const (
+	allocPerByte = 48
+	allocSlack   = 16 << 10
+	allocReps    = 8
+)
+
+const vectorsPath = "../../sps/testdata/golden/vectors.txt"
+
+// addSeeds adds every LLVM-generated golden vector, prefixed with the index
+// of each shape that decodes its key, plus minimal inputs for every shape.
+func addSeeds(f *testing.F) {
+	data, err := os.ReadFile(vectorsPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	seeded := make([]int, len(shapes))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, h, _ := strings.Cut(line, " ")
+		key, _, _ := strings.Cut(name, "/")
+		var b []byte
+		if h != "-" {
+			if b, err = hex.DecodeString(h); err != nil {
+				f.Fatalf("%s: %v", name, err)
+			}
+		}
+		for i, s := range shapes {
+			if slices.Contains(s.golden, key) {
+				f.Add(append([]byte{byte(i)}, b...))
+				seeded[i]++
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		f.Fatal(err)
+	}
+	for i, s := range shapes {
+		if seeded[i] == 0 {
+			f.Fatalf("shape %s has no golden seed", s.name)
+		}
+		f.Add([]byte{byte(i)})
+		f.Add(append([]byte{byte(i)}, make([]byte, 17)...))
+		f.Add(append([]byte{byte(i), 1}, bytes.Repeat([]byte{0xff}, 9)...))
+	}
+}
+
+var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+
+func heapAllocs() uint64 {
+	metrics.Read(allocSample)
+	return allocSample[0].Value.Uint64()
+}
+
+// decodeAllocs measures the heap bytes one decode of in allocates: the
+// average over allocReps decodes, minimized over allocRounds rounds. Other
+// goroutines of the fuzzing worker allocate now and then; an allocation
+// that the decode itself makes shows up in every round.
+func decodeAllocs(s shape, in []byte) uint64 {
+	const allocRounds = 3
+	best := ^uint64(0)
+	for range allocRounds {
+		before := heapAllocs()
+		for range allocReps {
+			s.decode(in)
+		}
+		best = min(best, (heapAllocs()-before)/allocReps)
+	}
+	return best
+}
+
+// FuzzDecode: decoding any input as any shape never panics, reports errors
+// as *sps.DecodeError within the input, never claims to consume more than
+// it was given, and allocates at most allocPerByte*len+allocSlack bytes.
+func FuzzDecode(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, in, ok := pick(data)
+		if !ok {
+			return
+		}
+		_, n, err := s.decode(in)
+		if err != nil {
+			var de *sps.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("%s: error %T is not a *sps.DecodeError: %v", s.name, err, err)
+			}
+			if de.Off < 0 || de.Off > len(in) || !strings.HasPrefix(err.Error(), "sps: ") {
+				t.Fatalf("%s: bad error %q for %d bytes", s.name, err, len(in))
+			}
+		} else if n < 0 || n > len(in) {
+			t.Fatalf("%s: consumed %d of %d bytes", s.name, n, len(in))
+		}
+		if per, limit := decodeAllocs(s, in), uint64(allocPerByte*len(in)+allocSlack); per > limit {
+			t.Fatalf("%s: decoding %d bytes allocated %d bytes (limit %d)", s.name, len(in), per, limit)
+		}
+	})
+}
+
+// FuzzRoundTrip: whatever decodes re-encodes to exactly the bytes it
+// consumed, up to the canonicalizations LLVM's decoder itself applies: a
+// non-zero bool byte re-encodes as 01, and an SPSRemoteAllocGroup keeps
+// only its low four bits. (The reference decoder produces that canonical
+// form.) Size agrees with the encoding, and the encoding decodes back to
+// the same value.
+func FuzzRoundTrip(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, in, ok := pick(data)
+		if !ok {
+			return
+		}
+		v, n, err := s.decode(in)
+		if err != nil {
+			return
+		}
+		want := render(v) // before any reuse of the decode's storage
+		enc := s.encode(v)
+		ref := RefDecode(s.schema, in)
+		if !ref.OK || ref.Consumed != n {
+			t.Fatalf("%s: reference decoder disagrees: ok=%v consumed %d vs %d", s.name, ref.OK, ref.Consumed, n)
+		}
+		if !bytes.Equal(enc, ref.Canon) {
+			t.Fatalf("%s: re-encoding\n got %x\nwant %x (canonical form of %x)", s.name, enc, ref.Canon, in[:n])
+		}
+		if sz := s.size(v); sz != len(enc) {
+			t.Fatalf("%s: Size %d, encoding %d bytes", s.name, sz, len(enc))
+		}
+		v2, n2, err := s.decode(enc)
+		if err != nil || n2 != len(enc) {
+			t.Fatalf("%s: re-decoding the encoding: %v, consumed %d of %d", s.name, err, n2, len(enc))
+		}
+		if got := render(v2); got != want {
+			t.Fatalf("%s: value changed in the round trip:\n got %s\nwant %s", s.name, got, want)
+		}
+	})
+}
+
+// FuzzDiff: package sps and the reference decoder agree on every input:
+// both accept or both reject, and on acceptance they consume the same bytes
+// and produce the same value.
+func FuzzDiff(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, in, ok := pick(data)
+		if !ok {
+			return
+		}
+		v, n, err := s.decode(in)
+		ref := RefDecode(s.schema, in)
+		if (err == nil) != ref.OK {
+			t.Fatalf("%s: sps error %v, reference ok=%v (render %q) on %x", s.name, err, ref.OK, ref.Render, in)
+		}
+		if err != nil {
+			return
+		}
+		if n != ref.Consumed {
+			t.Fatalf("%s: sps consumed %d, reference %d", s.name, n, ref.Consumed)
+		}
+		if got := render(v); got != ref.Render {
+			t.Fatalf("%s: values differ on %x:\n  sps %s\n  ref %s", s.name, in, got, ref.Render)
+		}
+	})
+}
