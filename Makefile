@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build demo test check fmt-check vet staticcheck unit fuzz bench-smoke
+.PHONY: all deps build executor demo test check fmt-check vet staticcheck unit fuzz bench-smoke
 
 all: build
 
@@ -14,6 +14,28 @@ deps:
 
 build:
 	$(GO) build ./...
+
+LLVM_BIN := /usr/lib/llvm-22/bin
+ORC_RUNTIME := /usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a
+DEMO_SRC := cmd/orcrt-executor/e2e/testdata
+DEMO_OUT := bench/out/demo
+
+executor:
+	$(GO) build -o orcrt-executor ./cmd/orcrt-executor
+
+# The main job: real C and C++ programs, compiled with clang-22 and linked
+# by stock llvm-jitlink 22, run inside orcrt-executor.
+demo: deps executor
+	@mkdir -p $(DEMO_OUT)
+	clang-22 -c -fPIC -O1 $(DEMO_SRC)/hello.c -o $(DEMO_OUT)/hello.o
+	clang++-22 -c -fPIC -O1 $(DEMO_SRC)/cxx.cpp -o $(DEMO_OUT)/cxx.o
+	@echo "== C: llvm-jitlink -oop-executor=./orcrt-executor hello.o -args a b"
+	@$(LLVM_BIN)/llvm-jitlink -oop-executor=$(CURDIR)/orcrt-executor $(DEMO_OUT)/hello.o -args a b; \
+	  echo "exit code $$? (expected 7)"
+	@echo "== C++ with the ORC runtime (static constructor, exception, thread_local, STL)"
+	@$(LLVM_BIN)/llvm-jitlink -oop-executor=$(CURDIR)/orcrt-executor -orc-runtime=$(ORC_RUNTIME) \
+	  -L/usr/lib/gcc/x86_64-linux-gnu/12 -lstdc++ $(DEMO_OUT)/cxx.o; \
+	  echo "exit code $$? (expected 16)"
 
 test: deps fmt-check vet staticcheck unit fuzz bench-smoke
 	@echo "make test: all checks passed"
@@ -30,7 +52,7 @@ staticcheck:
 	$(GO) tool staticcheck ./...
 
 unit:
-	$(GO) test -race -count=1 ./...
+	ORCRT_REQUIRE_LLVM=1 $(GO) test -race -count=1 ./...
 
 fuzz:
 	.ci/fuzz-all.sh $(FUZZTIME)

@@ -127,7 +127,52 @@ func cases() []e2eCase {
 			want: expect{exit: 16, stdout: []string{"caught: boom 3\n"}}},
 		{name: "tcp-hello", tcp: true, args: args(obj("-O1", "hello.c"), "-args", "q"),
 			want: expect{exit: 7}},
+
+		// Fatal signals the Go runtime handles differently from SIGSEGV:
+		// SIGILL is never forwarded to non-Go handlers, SIGFPE is.
+		{name: "sigill-builtin-trap", args: args(obj("-O1", "trap.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"about to trap\n", "disconnecting"}}},
+		{name: "sigfpe-divide-by-zero", args: args(obj("-O1", "fpe.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"about to divide\n", "disconnecting"}}},
+		{name: "segfault-on-program-thread", args: args(obj("-O1", "segvthread.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"thread about to crash\n", "disconnecting"}}},
+		{name: "stack-overflow", args: args(obj("-O1", "overflow.c")), crash: true,
+			want: expect{exit: 1, stderr: []string{"about to overflow\n", "disconnecting"}}},
+		// exit() in JIT'd main: the executor exits with 9 (compared),
+		// flushing the program's buffered stdout.
+		{name: "exit-inside-main", args: args(obj("-O1", "exit.c")),
+			want: expect{exit: 1, stdout: []string{"buffered before exit\n"}, stderr: []string{"disconnecting"}}},
+		{name: "exit-inside-main-orc-runtime", args: args(orcRT, obj("-O1", "exit.c")),
+			want: expect{exit: 1, stdout: []string{"buffered before exit\n"}, stderr: []string{"disconnecting"}}},
+		{name: "big-unflushed-stdout", args: args(obj("-O1", "bigout.c")),
+			want: expect{exit: 124, stdout: []string{"line 000000 of big output\n", "line 199999 of big output\n"}}},
+		{name: "program-args-verbatim", args: args(obj("-O1", "args.c"), "-args", "", "a b", "\u00fc", "--x=1"),
+			want: expect{exit: 104, stdout: []string{"[]\n[a b]\n[\u00fc]\n[--x=1]\n"}}},
+		{name: "c-constructor-orc-runtime", args: args(orcRT, obj("-O1", "cctor.c")),
+			want: expect{exit: 27, stdout: []string{"C constructor ran\n", "v=21\n"}}},
+		// The dylib manager's dlopen path, and its dlerror texts.
+		{name: "preload-shared-library", args: args(func(t testing.TB) string { return "-preload=" + sharedLib(t, "orcrtfoo", "sharedfoo.c") }, obj("-O1", "usefoo.c")),
+			want: expect{exit: 82, stdout: []string{"foo_add(2)=42\n"}}},
+		{name: "preload-missing-library", args: args("-preload=/nonexistent/liborcrtx.so", obj("-O1", "nop.c")),
+			want: expect{exit: 1, stderr: []string{"/nonexistent/liborcrtx.so: cannot open shared object file: No such file or directory"}}},
+		{name: "preload-not-elf", args: args(func(t testing.TB) string { return "-preload=" + notELF(t) }, obj("-O1", "nop.c")),
+			want: expect{exit: 1, stderr: []string{"file too short"}}},
+		{name: "lazy-orc-runtime-simple-remote-memmgr", args: args("-use-memmgr=simple-remote", orcRT, obj("", "lazymain.c"), "-lazy", obj("", "lazyfn.c")),
+			want: expect{exit: 44, stdout: []string{"lazy_fn(20)=41\n"}}},
+		{name: "tcp-lazy-dispatch-from-threads", tcp: true, args: args(orcRT, obj("", "dispatch_threads.c"), "-lazy", obj("", "lazyfn.c")),
+			want: expect{exit: 36, stdout: []string{"sum=36\n"}}},
+		{name: "tcp-cxx-orc-runtime", tcp: true, args: args(orcRT, libstdcxx, obj("-O1", "cxx.cpp")),
+			want: expect{exit: 16, stdout: []string{"static ctor ran\n", "caught: boom 3\n"}}},
 	}
+}
+
+// notELF returns a file named like a shared library that is not one.
+func notELF(t testing.TB) string {
+	p := filepath.Join(objDir, "libnotelf.so")
+	if err := os.WriteFile(p, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // manyFunctions generates a C program with n functions chained through a

@@ -146,6 +146,27 @@ func compile(t testing.TB, flags []string, srcs ...string) string {
 	return r.path
 }
 
+// sharedLib builds a testdata C source into a shared library
+// (lib<name>.so, in its own directory of objDir) and returns its path.
+func sharedLib(t testing.TB, name, src string) string {
+	t.Helper()
+	key := "shared|" + name + "|" + src
+	v, _ := compiled.LoadOrStore(key, &compileResult{})
+	r := v.(*compileResult)
+	r.once.Do(func() {
+		dir := filepath.Join(objDir, "lib-"+name+"-"+itoa(len(src)))
+		if r.err = os.MkdirAll(dir, 0o755); r.err != nil {
+			return
+		}
+		r.path = filepath.Join(dir, "lib"+name+".so")
+		r.err = run(exec.Command("clang-22", "-shared", "-fPIC", "-O1", "-o", r.path, filepath.Join("testdata", src)))
+	})
+	if r.err != nil {
+		t.Fatalf("building lib%s.so: %v", name, r.err)
+	}
+	return r.path
+}
+
 func run(cmd *exec.Cmd) error {
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -1,0 +1,25 @@
+// Command orcrt-executor is a drop-in replacement for LLVM 22's
+// llvm-jitlink-executor, built on orcrt (package rt/executor): run
+//
+//	llvm-jitlink -oop-executor=/path/to/orcrt-executor prog.o
+//
+// and llvm-jitlink links and runs prog.o in this process exactly as with
+// LLVM's own executor.
+//
+// Usage, as the stock executor:
+//
+//	orcrt-executor [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]
+//	orcrt-executor [test-jitloadergdb] listen=<host>:<port> [args...]
+//
+// plus the orcrt extension unix=<path> (accept one Unix-domain
+// connection). Trailing args are ignored; test-jitloadergdb prints
+// __jit_debug_descriptor's last entry to stderr before and after the
+// session. Usage errors print the stock text and exit 1; a fatal protocol
+// error prints "<argv0>: <message>" and exits 1; a session that ends
+// normally exits 0. A fatal signal in JIT'd code kills the process by
+// that signal, as in the stock executor (package rt/fatalsig).
+//
+// A leading -v, or ORCRT_LOG=debug in the environment, logs the protocol
+// traffic (log/slog, text) to stderr. Nothing is ever written to stdout
+// but JIT'd programs' own output.
+package main

@@ -1,0 +1,2 @@
+/* Does nothing: for cases whose interest is before main runs. */
+int main(void){return 0;}

@@ -1,0 +1,115 @@
+//go:build cgo
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/orcgo/orcrt/rt/executor"
+	"github.com/orcgo/orcrt/rt/fatalsig"
+	"github.com/orcgo/orcrt/rt/gdbjit"
+	"github.com/orcgo/orcrt/rt/simpleremote"
+)
+
+// main ends through libc exit (fatalsig.Exit), as the stock executor
+// returns from its C++ main: atexit handlers registered by JIT'd code run.
+func main() { fatalsig.Exit(run(os.Args)) }
+
+func run(argv []string) int {
+	argv0, args := argv[0], argv[1:]
+	verbose := os.Getenv("ORCRT_LOG") == "debug"
+	for len(args) > 0 && args[0] == "-v" {
+		verbose, args = true, args[1:]
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
+		return 1
+	}
+	if err := fatalsig.Install(); err != nil {
+		return fail(err)
+	}
+
+	// The stock prints the GDB line as soon as it has seen the test
+	// flags, even if the specifier then turns out to be bad.
+	gdbTest := false
+	for _, a := range args {
+		if !strings.HasPrefix(a, "test-") {
+			break
+		}
+		gdbTest = gdbTest || a == "test-jitloadergdb"
+	}
+	if gdbTest {
+		os.Stderr.WriteString(gdbjit.FormatLastEntry())
+	}
+	pa, err := simpleremote.ParseArgs(args)
+	if err != nil {
+		return usage(err, fail)
+	}
+	if pa.Spec.Mode == simpleremote.ModeFileDescs {
+		if err := checkFDs(pa.Spec); err != nil {
+			return fail(err)
+		}
+	}
+
+	var logger *slog.Logger
+	if verbose {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	ex, err := executor.New(executor.Options{Logger: logger})
+	if err != nil {
+		return fail(err)
+	}
+	conn, err := pa.Spec.Open(context.Background())
+	if err != nil {
+		ex.Close()
+		return usage(err, fail)
+	}
+	if err := ex.Serve(context.Background(), conn); err != nil {
+		return fail(err) // the stock exits here, without the second GDB line
+	}
+	if gdbTest {
+		os.Stderr.WriteString(gdbjit.FormatLastEntry())
+	}
+	return 0
+}
+
+// usage reports a command-line error as the stock does (error text and
+// usage, exit 1), and any other error as "<argv0>: <error>".
+func usage(err error, fail func(error) int) int {
+	var ue *simpleremote.UsageError
+	if errors.As(err, &ue) {
+		os.Stderr.WriteString(simpleremote.FormatUsageError(ue.Msg))
+		return 1
+	}
+	return fail(err)
+}
+
+// checkFDs reproduces the stock transport's checks of the descriptors:
+// a negative one is "Invalid input/output file descriptor N"; one that is
+// not open fails as the first read or write on it would (the stock sends
+// Setup first, or crashes on a bad output descriptor).
+func checkFDs(s simpleremote.Spec) error {
+	if s.InFD < 0 {
+		return stockError(fmt.Sprintf("Invalid input file descriptor %d", s.InFD))
+	}
+	if s.OutFD < 0 {
+		return stockError(fmt.Sprintf("Invalid output file descriptor %d", s.OutFD))
+	}
+	for _, fd := range []int{s.OutFD, s.InFD} {
+		if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno != 0 {
+			return stockError(simpleremote.Strerror(errno))
+		}
+	}
+	return nil
+}
+
+// stockError carries a message worded exactly as the stock executor's.
+type stockError string
+
+func (e stockError) Error() string { return string(e) }

@@ -1,0 +1,14 @@
+//go:build !cgo
+
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// Without cgo there is no way to call JIT'd code: say so.
+func main() {
+	fmt.Fprintf(os.Stderr, "%s: built without cgo; orcrt-executor needs cgo (CGO_ENABLED=1)\n", os.Args[0])
+	os.Exit(1)
+}

@@ -1,0 +1,524 @@
+package wirefuzz
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// Harness limits.
+const (
+	// maxMsg is the CA's MsgSize limit in the harness: far above the
+	// allocation slack, so a reader that allocated a claimed size would
+	// fail the allocation check, and any larger claim takes the limit path.
+	maxMsg = 64 << 20
+	// endTimeout bounds one input's session. Generous: a hang is a hang.
+	endTimeout = 10 * time.Second
+	// Heap bytes one input may allocate: allocPerByte per input byte plus
+	// allocSlack for the Session, runner, goroutines and buffers. A
+	// reader that sized anything from a claimed length (up to 2^64-1)
+	// would exceed it by orders of magnitude.
+	allocPerByte = 32
+	allocSlack   = 2 << 20
+)
+
+// Call targets are small integers; the Session's unknown-target handler
+// maps them to these test wrappers, so inputs need no real addresses.
+const (
+	tEcho   = iota // returns its arguments
+	tEmpty         // empty result
+	tOOB           // out-of-band error (empty payload on the wire)
+	tNested        // u64 tag + payload: blocks on a controller call, returns its result
+	tBig           // u16 n: returns n bytes
+	tTwice         // two controller calls in sequence (tag 0x10, 0x11)
+	nTargets
+)
+
+var chunkSizes = [8]int{1, 7, 32, 33, 100, 4096, 65536, 1 << 20}
+
+// mode is the first input byte.
+type mode struct {
+	chunk  int  // bytes per Read
+	hold   bool // at the end of input, stay silent (no EOF): the executor disconnects locally
+	detach bool // detach locally as soon as attached, racing the input
+}
+
+func parseMode(b byte) mode {
+	return mode{chunk: chunkSizes[b&7], hold: b&0x80 != 0, detach: b&0x40 != 0}
+}
+
+// memConn is the executor's end of an in-memory connection: Read serves
+// the input in chunks, Write collects the output.
+type memConn struct {
+	in      []byte
+	chunk   int
+	hold    bool
+	drained chan struct{} // closed when hold mode reaches the end
+	closed  chan struct{}
+	once    sync.Once
+	dOnce   sync.Once
+
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func newMemConn(in []byte, m mode) *memConn {
+	return &memConn{in: in, chunk: m.chunk, hold: m.hold, drained: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (c *memConn) Read(p []byte) (int, error) {
+	select {
+	case <-c.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	if len(c.in) == 0 {
+		if !c.hold {
+			return 0, io.EOF
+		}
+		c.dOnce.Do(func() { close(c.drained) })
+		<-c.closed
+		return 0, net.ErrClosed
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.in)
+	c.in = c.in[n:]
+	return n, nil
+}
+
+func (c *memConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	return c.out.Write(p)
+}
+
+func (c *memConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *memConn) output() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.out.Bytes())
+}
+
+var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+
+func heapAllocs() uint64 {
+	metrics.Read(allocSample)
+	return allocSample[0].Value.Uint64()
+}
+
+func wrappers() [nTargets]rt.WrapperFunc {
+	call := func(s *rt.Session, tag sps.Addr, args []byte) rt.WrapperResult {
+		done := make(chan rt.WrapperResult, 1)
+		s.CallController(tag, args, func(r rt.WrapperResult) { done <- r })
+		return <-done
+	}
+	return [nTargets]rt.WrapperFunc{
+		tEcho:  func(_ *rt.Session, a []byte, ret rt.ReturnFunc) { ret(rt.ResultBytes(a)) },
+		tEmpty: func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) { ret(rt.EmptyResult()) },
+		tOOB:   func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) { ret(rt.OutOfBandResult("fuzz: oob")) },
+		tNested: func(s *rt.Session, a []byte, ret rt.ReturnFunc) {
+			if len(a) < 8 {
+				ret(rt.OutOfBandResult("fuzz: short"))
+				return
+			}
+			ret(call(s, sps.Addr(binary.LittleEndian.Uint64(a)), a[8:]))
+		},
+		tBig: func(_ *rt.Session, a []byte, ret rt.ReturnFunc) {
+			n := 0
+			if len(a) >= 2 {
+				n = int(binary.LittleEndian.Uint16(a)) % 60000 // one coalesced write
+			}
+			ret(rt.ResultBytes(make([]byte, n)))
+		},
+		tTwice: func(s *rt.Session, a []byte, ret rt.ReturnFunc) {
+			r := call(s, 0x10, a)
+			if r.IsOutOfBandError() {
+				ret(r)
+				return
+			}
+			ret(call(s, 0x11, r.Bytes()))
+		},
+	}
+}
+
+// outcome of one input.
+type outcome struct {
+	err         error // the CA's terminal error
+	notified    int32
+	out         []byte
+	allocated   uint64
+	hangupOK    bool // a local disconnect happened (Hangup allowed)
+	reportedErr []error
+}
+
+func runSession(tb testing.TB, data []byte) outcome {
+	var m mode
+	if len(data) > 0 {
+		m, data = parseMode(data[0]), data[1:]
+	}
+	before := heapAllocs()
+
+	info, err := rt.NewProcessInfo("x86_64-pc-linux-gnu", 4096, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	runner := rt.NewGoRunner(2)
+	var o outcome
+	var repMu sync.Mutex
+	s := rt.NewSession(info, runner, func(_ *rt.Session, err error) {
+		repMu.Lock()
+		o.reportedErr = append(o.reportedErr, err)
+		repMu.Unlock()
+	})
+	var notified atomic.Int32
+	s.SetOnDisconnect(func(error) { notified.Add(1) })
+	fns := wrappers()
+	s.SetUnknownTargetHandler(func(s *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFunc) {
+		if target < nTargets {
+			fns[target](s, args, ret)
+			return
+		}
+		ret(rt.OutOfBandResult("fuzz: no such target"))
+	})
+
+	conn := newMemConn(data, m)
+	ca := simpleremote.New(conn, &simpleremote.Options{MaxMessageSize: maxMsg, ReadBufferSize: 4096, HangupTimeout: time.Second})
+	if err := s.Attach(ca, nil); err != nil {
+		tb.Fatalf("attach: %v", err)
+	}
+	if m.detach {
+		s.Detach(nil)
+		o.hangupOK = true
+	}
+	select {
+	case <-ca.Done():
+	case <-conn.drained:
+		s.Detach(nil)
+		o.hangupOK = true
+	case <-time.After(endTimeout):
+		tb.Fatalf("session did not end within %v (mode %+v)", endTimeout, m)
+	}
+	select {
+	case <-ca.Done():
+	case <-time.After(endTimeout):
+		tb.Fatalf("session did not end within %v after a local disconnect (mode %+v)", endTimeout, m)
+	}
+	closed := make(chan struct{})
+	go func() { s.Close(); runner.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(endTimeout):
+		tb.Fatalf("session shutdown hung (mode %+v)", m)
+	}
+	o.err = ca.Err()
+	o.notified = notified.Load()
+	o.out = conn.output()
+	o.allocated = heapAllocs() - before
+	return o
+}
+
+// inputFacts parses the input as the CA's reader would.
+type inputFacts struct {
+	calls      map[uint64]bool // SeqNos of CallWrappers before the first error
+	semantic   bool            // a Result or Setup appears (timing-dependent verdicts)
+	hangup     bool            // a Hangup appears (orderly end there)
+	readerErr  error           // the reader's verdict (nil: EOF)
+	beforeStop int             // messages before the verdict
+}
+
+func parseInput(data []byte) inputFacts {
+	f := inputFacts{calls: map[uint64]bool{}}
+	if len(data) > 0 {
+		data = data[1:]
+	}
+	r := simpleremote.NewReader(bytes.NewReader(data), maxMsg, 0)
+	for {
+		h, _, err := r.ReadMsg()
+		if err != nil {
+			if err != io.EOF {
+				f.readerErr = err
+			}
+			return f
+		}
+		f.beforeStop++
+		switch h.Op {
+		case simpleremote.OpCallWrapper:
+			f.calls[h.SeqNo] = true
+		case simpleremote.OpResult, simpleremote.OpSetup:
+			f.semantic = true
+		case simpleremote.OpHangup:
+			f.hangup = true
+			return f
+		}
+	}
+}
+
+func allocLimit(data []byte) uint64 { return uint64(allocPerByte*len(data) + allocSlack) }
+
+func isStockError(err error) bool {
+	var pe *simpleremote.ProtocolError
+	var nc *simpleremote.NoCallError
+	var tl *simpleremote.MessageTooLargeError
+	return errors.As(err, &pe) || errors.As(err, &nc) || errors.As(err, &tl)
+}
+
+func check(t *testing.T, data []byte, o outcome) {
+	t.Helper()
+	if o.notified != 1 {
+		t.Fatalf("NotifyDisconnected ran %d times", o.notified)
+	}
+	if o.err != nil && !isStockError(o.err) {
+		t.Fatalf("terminal error %T %q is not a protocol error", o.err, o.err)
+	}
+	for _, err := range o.reportedErr {
+		t.Errorf("error reported to the Session: %v", err)
+	}
+	if limit := allocLimit(data); o.allocated > limit {
+		t.Fatalf("allocated %d bytes for a %d-byte input (limit %d)", o.allocated, len(data), limit)
+	}
+	f := parseInput(data)
+	// Deterministic verdicts: with no Result or Setup in the stream and no
+	// local disconnect, the CA must end exactly as its reader does.
+	if !f.semantic && !o.hangupOK {
+		want := f.readerErr
+		if f.hangup {
+			want = nil
+		}
+		if (want == nil) != (o.err == nil) || (want != nil && want.Error() != o.err.Error()) {
+			t.Fatalf("terminal error %v, the stream's verdict is %v", o.err, want)
+		}
+	}
+	checkOutput(t, o, f)
+}
+
+// checkOutput verifies the executor's output stream.
+func checkOutput(t *testing.T, o outcome, f inputFacts) {
+	t.Helper()
+	r := simpleremote.NewReader(bytes.NewReader(o.out), math.MaxUint64, 0)
+	h, p, err := r.ReadMsg()
+	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
+		t.Fatalf("first output message: %v, %v", h, err)
+	}
+	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
+		t.Fatalf("Setup payload: %v", err)
+	}
+	execSeqs := map[uint64]bool{}
+	hungUp := false
+	for {
+		h, p, err := r.ReadMsg()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// Teardown may cut a message written as header then payload
+			// (over 64 KiB, the non-vectored path).
+			if errors.Is(err, simpleremote.ErrUnexpectedEOF) && h.Size > 64<<10 {
+				break
+			}
+			t.Fatalf("output stream: %v (after %v)", err, h)
+		}
+		if hungUp {
+			t.Fatalf("%v after Hangup", h)
+		}
+		switch h.Op {
+		case simpleremote.OpResult:
+			if h.Tag != 0 {
+				t.Fatalf("Result with TagAddr %#x", uint64(h.Tag))
+			}
+			if !f.calls[h.SeqNo] {
+				t.Fatalf("Result for seq %d, which the controller never called", h.SeqNo)
+			}
+			// The controller may reuse a SeqNo; each call is answered, so
+			// duplicates are legitimate here.
+		case simpleremote.OpCallWrapper:
+			if execSeqs[h.SeqNo] {
+				t.Fatalf("executor reused call seq %d", h.SeqNo)
+			}
+			execSeqs[h.SeqNo] = true
+		case simpleremote.OpHangup:
+			if !o.hangupOK {
+				t.Fatalf("Hangup without a local disconnect")
+			}
+			if !bytes.Equal(p, []byte{0}) {
+				t.Fatalf("Hangup payload %x", p)
+			}
+			hungUp = true
+		default:
+			t.Fatalf("executor sent %v", h)
+		}
+	}
+	for i := range uint64(len(execSeqs)) {
+		if !execSeqs[i] {
+			t.Fatalf("executor call seqs %v are not 0..%d", execSeqs, len(execSeqs)-1)
+		}
+	}
+}
+
+func addSeeds(f *testing.F) {
+	u64 := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
+	session := cat(
+		wiretest.CallFrame(0, tEcho, []byte("hello")),
+		wiretest.CallFrame(1, tEmpty, nil),
+		wiretest.CallFrame(2, tOOB, []byte{1}),
+		wiretest.CallFrame(3, tBig, []byte{0x00, 0x10}),
+		wiretest.CallFrame(4, 999, nil),
+	)
+	nested := cat(
+		wiretest.CallFrame(0, tNested, append(u64(0x77), "x"...)),
+		wiretest.CallFrame(1, tEcho, []byte("meanwhile")),
+		wiretest.ResultFrame(0, []byte("resolved")),
+	)
+	twice := cat(
+		wiretest.CallFrame(5, tTwice, []byte("a")),
+		wiretest.ResultFrame(0, []byte("b")),
+		wiretest.ResultFrame(1, []byte("c")),
+	)
+	fatal := [][]byte{
+		wiretest.RawHeader(40, 3, 0, 0)[:20],                         // truncated header
+		cat(wiretest.RawHeader(40, 3, 0, 0), []byte{1, 2}),           // truncated payload
+		wiretest.RawHeader(16, 3, 0, 0),                              // size below the header
+		wiretest.RawHeader(math.MaxUint64, 3, 0, 0),                  // size near 2^64
+		wiretest.RawHeader(maxMsg+1, 2, 0, 0),                        // over the limit
+		wiretest.RawHeader(900<<20, 3, 0, 0),                         // huge claim, then EOF
+		cat(wiretest.RawHeader(32<<20, 3, 0, 0), []byte("abc")),      // large claim within the limit, 3 bytes
+		wiretest.Frame(4, 0, 0, nil),                                 // unknown opcode
+		wiretest.SetupFrame(sps.SetupInfo{Triple: "x", PageSize: 1}), // Setup from the controller
+		wiretest.ResultFrame(7, nil),                                 // unknown seq
+		cat(nested, wiretest.ResultFrame(0, nil)),                    // already answered
+		wiretest.HangupFrame([]byte{9, 9}),                           // malformed Hangup: orderly
+		cat(wiretest.HangupFrame(nil), session),                      // nothing after Hangup is read
+	}
+	for _, m := range []byte{0x00, 0x05, 0x80, 0x41, 0xc6} {
+		f.Add(append([]byte{m}, session...))
+		f.Add(append([]byte{m}, nested...))
+		f.Add(append([]byte{m}, twice...))
+		for _, fc := range fatal {
+			f.Add(append([]byte{m}, cat(session, fc)...))
+		}
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0x80})
+}
+
+func FuzzReader(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o := runSession(t, data)
+		if o.allocated > allocLimit(data) {
+			// The heap statistics are process-wide (the fuzzing engine
+			// allocates too): confirm with a second run.
+			o.allocated = min(o.allocated, runSession(t, data).allocated)
+		}
+		check(t, data, o)
+	})
+}
+
+// refParse is a deliberately simple reference framing parser: whole
+// input in memory, no buffering.
+func refParse(b []byte, max uint64) (hs []simpleremote.Header, ps [][]byte, verdict string) {
+	for {
+		if len(b) == 0 {
+			return hs, ps, "EOF"
+		}
+		if len(b) < 32 {
+			return hs, ps, simpleremote.MsgUnexpectedEOF
+		}
+		h := simpleremote.ParseHeader(b)
+		b = b[32:]
+		if h.Size < 32 {
+			return hs, ps, simpleremote.MsgSizeTooSmall
+		}
+		if h.Size > max {
+			return hs, ps, (&simpleremote.MessageTooLargeError{Size: h.Size, Limit: max}).Error()
+		}
+		n := h.Size - 32
+		if uint64(len(b)) < n {
+			return hs, ps, simpleremote.MsgUnexpectedEOF
+		}
+		if h.Op > 3 {
+			return hs, ps, simpleremote.MsgUnexpectedOpcode
+		}
+		hs, ps = append(hs, h), append(ps, b[:n])
+		b = b[n:]
+	}
+}
+
+// FuzzFrames compares the buffered Reader with refParse over arbitrary
+// streams and read patterns.
+func FuzzFrames(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m mode
+		if len(data) > 0 {
+			m, data = parseMode(data[0]), data[1:]
+		}
+		wantH, wantP, verdict := refParse(data, maxMsg)
+		// The heap statistics are process-wide (the fuzzing engine
+		// allocates too): take the least of a few runs.
+		allocated := uint64(math.MaxUint64)
+		for range 3 {
+			before := heapAllocs()
+			parseFrames(t, data, m, wantH, wantP, verdict)
+			allocated = min(allocated, heapAllocs()-before)
+		}
+		if limit := uint64(4*len(data) + 256<<10); allocated > limit {
+			t.Fatalf("allocated %d bytes for %d input bytes", allocated, len(data))
+		}
+	})
+}
+
+func parseFrames(t *testing.T, data []byte, m mode, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
+	r := simpleremote.NewReader(&chunked{b: data, n: m.chunk}, maxMsg, 64+m.chunk%1000)
+	for i := 0; ; i++ {
+		h, p, err := r.ReadMsg()
+		if err != nil {
+			got := "EOF"
+			if err != io.EOF {
+				got = err.Error()
+			}
+			if got != verdict || i != len(wantH) {
+				t.Fatalf("after %d messages: %q; reference: %q after %d", i, got, verdict, len(wantH))
+			}
+			return
+		}
+		if i >= len(wantH) || h != wantH[i] || !bytes.Equal(p, wantP[i]) || (len(p) == 0) != (p == nil) {
+			t.Fatalf("message %d differs from the reference", i)
+		}
+	}
+}
+
+type chunked struct {
+	b []byte
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[n:]
+	return n, nil
+}

@@ -1,0 +1,112 @@
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fatalsig.h"
+
+static int orcrt_fatalsig_ready;
+static volatile sig_atomic_t orcrt_fatalsig_quiet;
+
+static size_t orcrt_put(char *b, size_t n, size_t cap, const char *s) {
+	while (*s != 0 && n < cap) {
+		b[n++] = *s++;
+	}
+	return n;
+}
+
+static size_t orcrt_put_hex(char *b, size_t n, size_t cap, uintptr_t v) {
+	char tmp[2 + 2 * sizeof v];
+	size_t k = 0;
+	do {
+		tmp[k++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	n = orcrt_put(b, n, cap, "0x");
+	while (k > 0 && n < cap) {
+		b[n++] = tmp[--k];
+	}
+	return n;
+}
+
+static const char *orcrt_signame(int sig) {
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV (segmentation fault)";
+	case SIGBUS: return "SIGBUS (bus error)";
+	case SIGFPE: return "SIGFPE (arithmetic exception)";
+	case SIGILL: return "SIGILL (illegal instruction)";
+	case SIGTRAP: return "SIGTRAP (trace/breakpoint trap)";
+	default: return "fatal signal";
+	}
+}
+
+void orcrt_fatalsig_die(int sig) {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	// Raised while sig is blocked (inside its handler) it stays pending
+	// until the handler returns; then the default action kills us. A
+	// fault would also recur when the faulting instruction is retried.
+	raise(sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
+	(void)uctx;
+	if (orcrt_fatalsig_quiet) {
+		orcrt_fatalsig_die(sig);
+		return;
+	}
+	char b[160];
+	size_t n = 0;
+	n = orcrt_put(b, n, sizeof b - 1, "orcrt-executor: ");
+	n = orcrt_put(b, n, sizeof b - 1, orcrt_signame(sig));
+	n = orcrt_put(b, n, sizeof b - 1, " in native code, address ");
+	n = orcrt_put_hex(b, n, sizeof b - 1, (uintptr_t)info->si_addr);
+	b[n++] = '\n';
+	ssize_t w = write(2, b, n);
+	(void)w;
+	orcrt_fatalsig_die(sig);
+}
+
+static int orcrt_fatalsig_install(int sig) {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = orcrt_fatalsig_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+void orcrt_fatalsig_exit(int code) {
+	orcrt_fatalsig_quiet = 1;
+	exit(code);
+}
+
+int orcrt_fatalsig_default(int sig) {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+int orcrt_fatalsig_take(int sig) { return orcrt_fatalsig_install(sig); }
+
+int orcrt_fatalsig_constructor_ran(void) { return orcrt_fatalsig_ready; }
+
+// Runs before the Go runtime initializes; the runtime records these as
+// the handlers to forward non-Go faults to.
+__attribute__((constructor)) static void orcrt_fatalsig_init(void) {
+	int ok = orcrt_fatalsig_install(SIGSEGV) == 0;
+	ok = (orcrt_fatalsig_install(SIGBUS) == 0) && ok;
+	ok = (orcrt_fatalsig_install(SIGFPE) == 0) && ok;
+	orcrt_fatalsig_ready = ok;
+}

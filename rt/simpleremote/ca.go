@@ -1,0 +1,331 @@
+package simpleremote
+
+import (
+	"errors"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// Conn is the byte stream a CA speaks over. Read gives the controller's
+// bytes, Write sends to it, Close ends both directions (the controller
+// must see end-of-file). Optional extras, found by type assertion:
+// syscall.Conn (messages go out with one writev on the raw descriptor).
+// The transports of this package ([FileConn], [Listener.Accept]) provide
+// it; so do *os.File, *net.TCPConn and *net.UnixConn.
+type Conn interface {
+	io.Reader
+	io.Writer
+	io.Closer
+}
+
+// Options configure a CA. The zero value gives the defaults.
+type Options struct {
+	// MaxMessageSize bounds MsgSize (header included) of incoming
+	// messages; 0 means DefaultMaxMessageSize.
+	MaxMessageSize uint64
+	// ReadBufferSize is the read-ahead buffer; 0 means
+	// DefaultReadBufferSize.
+	ReadBufferSize int
+	// HangupTimeout bounds how long a local Disconnect tries to send its
+	// Hangup before closing anyway (the controller may not be reading);
+	// 0 means DefaultHangupTimeout, negative means close without Hangup.
+	HangupTimeout time.Duration
+}
+
+// DefaultHangupTimeout is the default Options.HangupTimeout (upstream
+// orc-rt bounds its disconnect drain at 5 s too).
+const DefaultHangupTimeout = 5 * time.Second
+
+// hangupPayload is SPSError success.
+var hangupPayload = []byte{0}
+
+const (
+	stateIdle      int32 = iota // not connected yet
+	stateConnected              // running
+	stateClosing                // teardown started; no new sends, calls fail inline
+	stateClosed                 // drained; NotifyDisconnected is being or was called
+)
+
+// CA is the ControllerAccess of LLVM 22's SimpleRemoteEPC protocol,
+// executor side, over one Conn. See the package documentation for its
+// threading model and rules.
+type CA struct {
+	conn Conn
+	opts Options
+	rd   *Reader
+	wr   *Writer
+
+	state atomic.Int32 // also read without mu on the result path
+
+	mu         sync.Mutex
+	h          *rt.SessionHandle
+	nextSeq    uint64
+	pending    map[uint64]*rt.PendingCall
+	termErr    error         // the terminal error, fixed when leaving stateConnected
+	hangupDone chan struct{} // set by a local Disconnect that sends Hangup
+
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+var _ rt.ControllerAccess = (*CA)(nil)
+
+// New returns a CA that will speak over conn once a Session attaches it
+// (Session.Attach calls Connect). The CA owns conn from then on and
+// closes it when the session ends. opts may be nil.
+func New(conn Conn, opts *Options) *CA {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.HangupTimeout == 0 {
+		o.HangupTimeout = DefaultHangupTimeout
+	}
+	return &CA{
+		conn:    conn,
+		opts:    o,
+		rd:      NewReader(conn, o.MaxMessageSize, o.ReadBufferSize),
+		wr:      NewWriter(conn),
+		pending: map[uint64]*rt.PendingCall{},
+		done:    make(chan struct{}),
+	}
+}
+
+// Connect implements rt.ControllerAccess: it sends Setup (SeqNo 0,
+// TagAddr 0, payload bi.SetupInfo() as SPSSimpleRemoteEPCExecutorInfo) as
+// the first message and starts the reader goroutine. If Setup cannot be
+// sent, it tears the connection down, notifies the Session with the
+// error and returns it.
+func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
+	info := bi.SetupInfo()
+	payload := sps.SetupInfoCodec.Append(make([]byte, 0, sps.SetupInfoCodec.Size(info)), info)
+
+	ca.mu.Lock()
+	if ca.state.Load() != stateIdle {
+		ca.mu.Unlock()
+		return errors.New("simpleremote: Connect on a CA that is already connected or closed")
+	}
+	ca.h = h
+	ca.state.Store(stateConnected)
+	// Setup must be the first message: hold the writer until it is out.
+	// A CallController racing Connect registers its call and then waits
+	// here for the writer.
+	ca.wr.mu.Lock()
+	ca.mu.Unlock()
+	err := ca.wr.writeMsgLocked(OpSetup, 0, 0, payload)
+	ca.wr.mu.Unlock()
+	if err != nil {
+		ca.fail(err)
+		ca.finish(nil)
+		return ca.Err()
+	}
+	go ca.readLoop()
+	return nil
+}
+
+// readLoop is the connection's only reader. It never runs a call: wrapper
+// calls go to the Session (which dispatches them), results to the
+// pending call's continuation (dispatched too).
+func (ca *CA) readLoop() {
+	var err error
+loop:
+	for {
+		hdr, payload, rerr := ca.rd.ReadMsg()
+		if ca.state.Load() != stateConnected {
+			break // torn down locally (Disconnect or a failed write)
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				err = rerr
+			}
+			break
+		}
+		switch hdr.Op {
+		case OpCallWrapper:
+			ca.h.HandleWrapperCall(hdr.Tag, payload, hdr.SeqNo)
+		case OpResult:
+			// TagAddr is not checked, as in the stock executor.
+			ca.mu.Lock()
+			call, ok := ca.pending[hdr.SeqNo]
+			delete(ca.pending, hdr.SeqNo)
+			ca.mu.Unlock()
+			if !ok {
+				err = &NoCallError{SeqNo: hdr.SeqNo}
+				break loop
+			}
+			ca.h.HandleControllerCallResult(call, rt.ResultBytes(payload))
+		case OpHangup:
+			break loop // orderly, whatever the payload (22 does not decode it)
+		case OpSetup:
+			err = ErrUnexpectedSetup
+			break loop
+		default:
+			err = ErrUnexpectedOpcode // unreachable: the Reader rejects it
+			break loop
+		}
+	}
+	ca.finish(err)
+}
+
+// fail starts teardown after a failed write: the first cause wins.
+func (ca *CA) fail(err error) {
+	ca.mu.Lock()
+	if ca.state.Load() == stateConnected {
+		ca.state.Store(stateClosing)
+		ca.termErr = err
+	}
+	ca.mu.Unlock()
+	ca.closeConn()
+}
+
+// finish ends the session: it closes the connection (the controller sees
+// end-of-file), fails every pending controller call, waits for a local
+// Hangup to give up, and notifies the Session exactly once. readErr is
+// the reader's verdict, used unless teardown was already started with a
+// cause of its own.
+func (ca *CA) finish(readErr error) {
+	ca.mu.Lock()
+	if ca.state.Load() == stateConnected {
+		ca.termErr = readErr
+	}
+	ca.state.Store(stateClosed)
+	pend := ca.pending
+	ca.pending = nil
+	hangupDone := ca.hangupDone
+	h := ca.h
+	err := ca.termErr
+	ca.mu.Unlock()
+
+	ca.closeConn()
+	for _, seq := range slices.Sorted(maps.Keys(pend)) {
+		h.FailPendingControllerCall(pend[seq])
+	}
+	if hangupDone != nil {
+		<-hangupDone // prompt: the connection is closed
+	}
+	h.NotifyDisconnected(err)
+	close(ca.done)
+}
+
+func (ca *CA) closeConn() {
+	ca.closeOnce.Do(func() { _ = ca.conn.Close() })
+}
+
+// Disconnect implements rt.ControllerAccess: a local, orderly disconnect.
+// It is idempotent, a no-op once the connection has ended or is ending
+// (it may race the controller's EOF), and does not block: a goroutine
+// sends Hangup (SPSError success) — giving up after Options.HangupTimeout
+// if the controller is not reading — and closes the connection, which
+// ends the reader; the reader then fails pending calls and notifies the
+// Session with nil.
+func (ca *CA) Disconnect() {
+	ca.mu.Lock()
+	switch ca.state.Load() {
+	case stateIdle:
+		ca.state.Store(stateClosed) // never connected: nothing to tear down
+		ca.mu.Unlock()
+		ca.closeConn()
+		close(ca.done)
+		return
+	case stateConnected:
+	default:
+		ca.mu.Unlock()
+		return
+	}
+	ca.state.Store(stateClosing)
+	ca.termErr = nil
+	if ca.opts.HangupTimeout < 0 {
+		ca.mu.Unlock()
+		ca.closeConn()
+		return
+	}
+	ca.hangupDone = make(chan struct{})
+	ca.mu.Unlock()
+	go ca.hangup()
+}
+
+func (ca *CA) hangup() {
+	defer close(ca.hangupDone)
+	// Closing the connection also wakes a writer stuck on a full pipe.
+	t := time.AfterFunc(ca.opts.HangupTimeout, ca.closeConn)
+	_ = ca.wr.WriteMsg(OpHangup, 0, 0, hangupPayload)
+	t.Stop()
+	ca.closeConn()
+}
+
+// CallController implements rt.ControllerAccess: the executor->controller
+// call (JIT dispatch) gets the next sequence number (from 0, as the
+// stock's NextSeqNo++), is registered before it is sent, and completes
+// exactly once: with the controller's Result, with "disconnected" from the
+// disconnect drain, or inline with "disconnected" when the connection is
+// already ending. A failed send ends the session; the drain then fails the
+// call.
+func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
+	ca.mu.Lock()
+	if ca.state.Load() != stateConnected {
+		ca.mu.Unlock()
+		call.Handle().FailControllerCallInline(call) // ca.h may not be set yet
+		return
+	}
+	seq := ca.nextSeq
+	ca.nextSeq++
+	ca.pending[seq] = call
+	ca.mu.Unlock()
+	if err := ca.wr.WriteMsg(OpCallWrapper, seq, tag, args); err != nil {
+		ca.fail(err)
+	}
+}
+
+// SendWrapperResult implements rt.ControllerAccess: Result with the
+// call's sequence number, TagAddr 0 and the result bytes. An out-of-band
+// error becomes an empty payload (LLVM 22 rejects non-zero Result tags,
+// protocol.md §4.2). Results produced after the connection started ending
+// are dropped; a failed send ends the session.
+func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
+	if ca.state.Load() != stateConnected {
+		return
+	}
+	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil {
+		ca.fail(err)
+	}
+}
+
+// Done returns a channel closed when the session has ended: the reader
+// has stopped, pending calls were failed, the connection is closed and
+// the Session was notified.
+func (ca *CA) Done() <-chan struct{} { return ca.done }
+
+// Err returns the terminal error: nil while running and after an orderly
+// end (clean EOF, Hangup, local Disconnect), otherwise the first cause —
+// a *ProtocolError sentinel, *NoCallError, *MessageTooLargeError or
+// *IOError — whose Error() is the text the stock executor prints as
+// "<argv0>: <text>" before exiting 1.
+func (ca *CA) Err() error {
+	ca.mu.Lock()
+	defer ca.mu.Unlock()
+	if ca.state.Load() == stateConnected {
+		return nil
+	}
+	return ca.termErr
+}
+
+// Wait blocks until Done and returns Err.
+func (ca *CA) Wait() error {
+	<-ca.done
+	return ca.Err()
+}
+
+// Pending returns the number of executor->controller calls awaiting
+// their result.
+func (ca *CA) Pending() int {
+	ca.mu.Lock()
+	defer ca.mu.Unlock()
+	return len(ca.pending)
+}

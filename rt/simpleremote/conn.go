@@ -1,0 +1,238 @@
+package simpleremote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// FileConn is a Conn over an input and an output file, possibly the same
+// one: the pipes of `filedescs=IN,OUT` (what `llvm-jitlink
+// -oop-executor=PATH` passes), or any pair of descriptors. Reads go to
+// the input, writes to the output; SyscallConn exposes the output's raw
+// descriptor for writev. Close shuts sockets down (as newer LLVM does, so
+// a duplicated descriptor cannot keep the peer waiting) and closes the
+// output first, then the input. Methods are safe for concurrent use as
+// far as *os.File's are.
+type FileConn struct {
+	in, out *os.File
+	once    sync.Once
+	err     error
+}
+
+var _ Conn = (*FileConn)(nil)
+
+// NewFileConn returns a FileConn over in and out (the same file for both
+// directions is allowed); it takes ownership of both. For a local
+// Disconnect to wake the reader the input must be pollable (os.Pipe's
+// files are; see AdoptFDs for raw descriptors).
+func NewFileConn(in, out *os.File) *FileConn { return &FileConn{in: in, out: out} }
+
+// AdoptFDs takes over two inherited descriptors, as the stock executor's
+// `filedescs=IN,OUT` does, and returns a FileConn over them. Each must be
+// open; a negative or closed one gives the *UsageError
+// "N is not a valid file descriptor" (the stock parses the number only and
+// fails later, or crashes). Both are marked close-on-exec, so children of
+// the JIT'd program do not inherit them and keep the controller waiting,
+// and are switched to non-blocking mode so the Go runtime poller handles
+// them (a blocked read can then be woken by Close, and a full pipe parks a
+// goroutine rather than an OS thread). IN and OUT may be equal.
+func AdoptFDs(in, out int) (*FileConn, error) {
+	return adoptFDs(in, out, strconv.Itoa(in), strconv.Itoa(out))
+}
+
+func adoptFDs(in, out int, inText, outText string) (*FileConn, error) {
+	if err := checkFD(in); err != nil {
+		return nil, &UsageError{Msg: inText + " is not a valid file descriptor"}
+	}
+	if err := checkFD(out); err != nil {
+		return nil, &UsageError{Msg: outText + " is not a valid file descriptor"}
+	}
+	for _, fd := range []int{in, out} {
+		syscall.CloseOnExec(fd)
+		if err := syscall.SetNonblock(fd, true); err != nil {
+			return nil, fmt.Errorf("simpleremote: adopting file descriptor %d: set non-blocking: %w", fd, err)
+		}
+	}
+	inF := os.NewFile(uintptr(in), "simpleremote-in")
+	outF := inF
+	if out != in {
+		outF = os.NewFile(uintptr(out), "simpleremote-out")
+	}
+	return NewFileConn(inF, outF), nil
+}
+
+// checkFD reports whether fd is an open descriptor.
+func checkFD(fd int) error {
+	if fd < 0 {
+		return syscall.EBADF
+	}
+	_, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// In returns the input file.
+func (c *FileConn) In() *os.File { return c.in }
+
+// Out returns the output file.
+func (c *FileConn) Out() *os.File { return c.out }
+
+// Read reads from the input.
+func (c *FileConn) Read(p []byte) (int, error) { return c.in.Read(p) }
+
+// Write writes to the output.
+func (c *FileConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+
+// SyscallConn returns the output's raw connection (for writev).
+func (c *FileConn) SyscallConn() (syscall.RawConn, error) { return c.out.SyscallConn() }
+
+// SetWriteDeadline sets the output's write deadline.
+func (c *FileConn) SetWriteDeadline(t time.Time) error { return c.out.SetWriteDeadline(t) }
+
+// Close shuts down and closes the output, then the input. It is
+// idempotent; later calls return the first result.
+func (c *FileConn) Close() error {
+	c.once.Do(func() {
+		if c.in == c.out {
+			shutdownFile(c.out, syscall.SHUT_RDWR)
+			c.err = c.out.Close()
+			return
+		}
+		shutdownFile(c.out, syscall.SHUT_WR)
+		shutdownFile(c.in, syscall.SHUT_RD)
+		errOut := c.out.Close()
+		errIn := c.in.Close()
+		c.err = errors.Join(errOut, errIn)
+	})
+	return c.err
+}
+
+// shutdownFile calls shutdown(2) if f is a socket (ENOTSOCK otherwise,
+// ignored).
+func shutdownFile(f syscall.Conn, how int) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), how) })
+}
+
+// sockConn is an accepted TCP or Unix-domain connection: Close calls
+// shutdown(SHUT_RDWR) before close, so the controller sees end-of-file
+// even if a child process holds a duplicate of the descriptor.
+type sockConn struct {
+	net.Conn
+	sc   syscall.Conn
+	once sync.Once
+	err  error
+}
+
+func (c *sockConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+
+func (c *sockConn) Close() error {
+	c.once.Do(func() {
+		shutdownFile(c.sc, syscall.SHUT_RDWR)
+		c.err = c.Conn.Close()
+	})
+	return c.err
+}
+
+// Listener waits for the single controller connection of a `listen=` or
+// `unix=` session.
+type Listener struct {
+	l    net.Listener
+	unix bool
+}
+
+// LoopbackHost is the host `listen=:PORT` binds: orcrt never binds every
+// interface unless asked to with an explicit 0.0.0.0 (or ::).
+const LoopbackHost = "127.0.0.1"
+
+// ListenTCP listens on host:port. An empty host means LoopbackHost — a
+// deliberate deviation: the stock ignores the host and binds INADDR_ANY,
+// exposing a port that runs arbitrary code to the network. The host is
+// honoured otherwise (a name is resolved; "0.0.0.0" binds all IPv4
+// interfaces). Port "0" picks a free port; see Addr. SO_REUSEADDR is set
+// (by Go, as the stock sets it); the socket is close-on-exec.
+func ListenTCP(host, port string) (*Listener, error) {
+	if host == "" {
+		host = LoopbackHost
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("simpleremote: listen: %w", err)
+	}
+	return &Listener{l: l}, nil
+}
+
+// ListenUnix listens on a Unix-domain stream socket at path, made
+// accessible to its owner only (the peer can run code in this process).
+// The socket file is removed when the listener closes, which Accept does
+// as soon as the connection is accepted (or fails). An existing file at
+// path is an error, never removed.
+func ListenUnix(path string) (*Listener, error) {
+	if path == "" {
+		return nil, errors.New("simpleremote: listen unix: empty socket path")
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("simpleremote: listen: %w", err)
+	}
+	l.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("simpleremote: listen unix %s: %w", path, err)
+	}
+	return &Listener{l: l, unix: true}, nil
+}
+
+// Addr returns the listening address (useful with port 0).
+func (l *Listener) Addr() net.Addr { return l.l.Addr() }
+
+// Close stops listening (and removes a Unix socket file). Idempotent.
+func (l *Listener) Close() error {
+	err := l.l.Close()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Accept waits for one connection (or ctx's end), then closes the
+// listener in every case — only one session per process, so a second
+// connection is refused. TCP connections get TCP_NODELAY (every message
+// is one write, so Nagle's algorithm would only add delay). The returned
+// Conn shuts the socket down before closing it.
+func (l *Listener) Accept(ctx context.Context) (Conn, error) {
+	stop := context.AfterFunc(ctx, func() { _ = l.l.Close() })
+	c, err := l.l.Accept()
+	stop()
+	_ = l.Close()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("simpleremote: accept: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("simpleremote: accept: %w", err)
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		if err := tc.SetNoDelay(true); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("simpleremote: accept: TCP_NODELAY: %w", err)
+		}
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		_ = c.Close()
+		return nil, fmt.Errorf("simpleremote: accept: %T has no raw descriptor", c)
+	}
+	return &sockConn{Conn: c, sc: sc}, nil
+}

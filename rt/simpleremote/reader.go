@@ -1,0 +1,215 @@
+package simpleremote
+
+import (
+	"errors"
+	"io"
+	"math"
+)
+
+const (
+	// DefaultReadBufferSize is the read-ahead buffer: small messages,
+	// and several pipelined ones, cost one read system call.
+	DefaultReadBufferSize = 64 << 10
+
+	// payloadEager is how much of a payload the reader allocates before
+	// its bytes arrive. Beyond it the buffer grows only as bytes actually
+	// arrive, so a header claiming 900 MiB followed by EOF costs at most
+	// this much.
+	payloadEager = 64 << 10
+	// When a large payload's buffer is full (every allocated byte has
+	// arrived) it grows to min(claimed size, max(payloadGrowth × its
+	// size, received + payloadSlack)): the allocation stays within
+	// max(4×received, received+1 MiB) + 64 KiB whatever the header claims,
+	// and a payload of up to 1 MiB needs one regrowth (64K -> n).
+	payloadGrowth = 4
+	payloadSlack  = 1 << 20
+
+	// maxEmptyReads bounds a misbehaving io.Reader that returns 0, nil.
+	maxEmptyReads = 100
+)
+
+// Reader reads framed messages from a byte stream and enforces the
+// fatal-input rules of LLVM 22's transport (protocol.md §1.2, §8):
+//
+//   - a clean end of input at a message boundary: io.EOF (orderly end);
+//   - end of input inside a header or payload: ErrUnexpectedEOF;
+//   - MsgSize < HeaderSize: ErrMessageTooSmall (checked before reading
+//     the payload, as the stock does);
+//   - MsgSize > the limit: *MessageTooLargeError (orcrt only);
+//   - an opcode other than 0..3: ErrUnexpectedOpcode, after the payload
+//     has been read (the stock checks it when handling the message);
+//   - a read failure: *IOError.
+//
+// Which opcodes are acceptable from which side (Setup, Result sequence
+// numbers) is the caller's business.
+//
+// A Reader is not safe for concurrent use: one goroutine reads.
+type Reader struct {
+	r      io.Reader
+	buf    []byte
+	lo, hi int // buffered, unconsumed bytes are buf[lo:hi]
+	max    uint64
+	err    error // sticky
+}
+
+// NewReader returns a Reader over r. maxMsgSize bounds MsgSize (0 means
+// DefaultMaxMessageSize; values above math.MaxInt are clamped) and
+// bufSize is the read-ahead buffer size (0 means DefaultReadBufferSize;
+// at least HeaderSize is used).
+func NewReader(r io.Reader, maxMsgSize uint64, bufSize int) *Reader {
+	if maxMsgSize == 0 {
+		maxMsgSize = DefaultMaxMessageSize
+	}
+	maxMsgSize = min(maxMsgSize, math.MaxInt)
+	if bufSize <= 0 {
+		bufSize = DefaultReadBufferSize
+	}
+	bufSize = max(bufSize, HeaderSize)
+	return &Reader{r: r, buf: make([]byte, bufSize), max: maxMsgSize}
+}
+
+// MaxMessageSize returns the MsgSize limit.
+func (r *Reader) MaxMessageSize() uint64 { return r.max }
+
+// ReadMsg reads the next message. The payload is a fresh slice owned by
+// the caller (nil when empty); the Reader never touches it again. After
+// an error every later call returns the same error.
+func (r *Reader) ReadMsg() (Header, []byte, error) {
+	if r.err != nil {
+		return Header{}, nil, r.err
+	}
+	h, p, err := r.readMsg()
+	if err != nil {
+		r.err = err
+	}
+	return h, p, err
+}
+
+func (r *Reader) readMsg() (Header, []byte, error) {
+	if err := r.fill(HeaderSize, true); err != nil {
+		return Header{}, nil, err
+	}
+	h := ParseHeader(r.buf[r.lo:])
+	r.lo += HeaderSize
+	if h.Size < HeaderSize {
+		return h, nil, ErrMessageTooSmall
+	}
+	if h.Size > r.max {
+		return h, nil, &MessageTooLargeError{Size: h.Size, Limit: r.max}
+	}
+	p, err := r.readPayload(int(h.Size - HeaderSize))
+	if err != nil {
+		return h, nil, err
+	}
+	if !h.Op.Valid() {
+		return h, nil, ErrUnexpectedOpcode
+	}
+	return h, p, nil
+}
+
+// fill makes at least n bytes (n <= len(buf)) available in buf[lo:hi].
+// With atBoundary, an end of input before any byte of them is io.EOF.
+func (r *Reader) fill(n int, atBoundary bool) error {
+	if r.hi-r.lo >= n {
+		return nil
+	}
+	if r.lo == r.hi {
+		r.lo, r.hi = 0, 0
+	} else if len(r.buf)-r.lo < n {
+		r.hi = copy(r.buf, r.buf[r.lo:r.hi])
+		r.lo = 0
+	}
+	empty := 0
+	for r.hi-r.lo < n {
+		m, err := r.r.Read(r.buf[r.hi:])
+		if m < 0 || m > len(r.buf)-r.hi {
+			return &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
+		}
+		r.hi += m
+		if r.hi-r.lo >= n {
+			return nil // enough; a simultaneous error shows up on the next read
+		}
+		if err != nil {
+			return r.readErr(err, atBoundary && r.hi == r.lo)
+		}
+		if m == 0 {
+			if empty++; empty >= maxEmptyReads {
+				return &IOError{Op: "read", Err: io.ErrNoProgress}
+			}
+		}
+	}
+	return nil
+}
+
+// readErr maps a read error: EOF is clean only at a message boundary.
+func (r *Reader) readErr(err error, clean bool) error {
+	if errors.Is(err, io.EOF) {
+		if clean {
+			return io.EOF
+		}
+		return ErrUnexpectedEOF
+	}
+	return &IOError{Op: "read", Err: err}
+}
+
+// readPayload reads an n-byte payload into a fresh slice. Buffered bytes
+// are copied; the rest is read straight into the payload when it is
+// large, through the read-ahead buffer when it is small (so the next
+// header usually arrives with it).
+func (r *Reader) readPayload(n int) ([]byte, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if avail := r.hi - r.lo; avail >= n {
+		p := make([]byte, n)
+		copy(p, r.buf[r.lo:])
+		r.lo += n
+		return p, nil
+	}
+	// The payload is not all here: its size is only a claim, so allocate
+	// what has arrived plus a bounded amount, and grow as bytes arrive.
+	avail := r.hi - r.lo
+	p := make([]byte, avail, min(n, max(avail, payloadEager)))
+	copy(p, r.buf[r.lo:r.hi])
+	r.lo, r.hi = 0, 0
+	empty := 0
+	for len(p) < n {
+		rest := n - len(p)
+		if rest <= len(r.buf)/2 {
+			// A small tail: read ahead through the buffer.
+			if err := r.fill(rest, false); err != nil {
+				return nil, err
+			}
+			if cap(p) < n {
+				np := make([]byte, len(p), n)
+				copy(np, p)
+				p = np
+			}
+			p = append(p, r.buf[r.lo:r.lo+rest]...)
+			r.lo += rest
+			break
+		}
+		if len(p) == cap(p) {
+			np := make([]byte, len(p), min(n, max(cap(p)*payloadGrowth, len(p)+payloadSlack)))
+			copy(np, p)
+			p = np
+		}
+		m, err := r.r.Read(p[len(p):cap(p)])
+		if m < 0 || m > cap(p)-len(p) {
+			return nil, &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
+		}
+		p = p[:len(p)+m]
+		if len(p) == n {
+			break
+		}
+		if err != nil {
+			return nil, r.readErr(err, false)
+		}
+		if m == 0 {
+			if empty++; empty >= maxEmptyReads {
+				return nil, &IOError{Op: "read", Err: io.ErrNoProgress}
+			}
+		}
+	}
+	return p, nil
+}

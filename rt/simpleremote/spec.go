@@ -1,0 +1,195 @@
+package simpleremote
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Mode is a connection mode of the executor's command line.
+type Mode int
+
+// Connection modes.
+const (
+	// ModeFileDescs is `filedescs=IN,OUT`: two inherited descriptors
+	// (pipes from `llvm-jitlink -oop-executor`).
+	ModeFileDescs Mode = iota + 1
+	// ModeListen is `listen=HOST:PORT`: accept one TCP connection
+	// (`llvm-jitlink -oop-executor-connect`).
+	ModeListen
+	// ModeUnix is `unix=PATH`: accept one Unix-domain connection (orcrt
+	// only).
+	ModeUnix
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeFileDescs:
+		return "filedescs"
+	case ModeListen:
+		return "listen"
+	case ModeUnix:
+		return "unix"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Spec is a parsed connection specifier.
+type Spec struct {
+	Mode Mode
+	// ModeFileDescs: the descriptors, and their text as given.
+	InFD, OutFD     int
+	InText, OutText string
+	// ModeListen: host and port as given ("" host: loopback), and the
+	// parsed port.
+	Host, Port string
+	PortNum    int
+	// ModeUnix: the socket path.
+	Path string
+
+	orig string
+}
+
+// String returns the specifier as given.
+func (s Spec) String() string { return s.orig }
+
+// ParseSpec parses one connection specifier with the stock executor's
+// rules and error texts (protocol.md §1.1); errors are *UsageError:
+//
+//	filedescs=IN,OUT   `X is not a valid file descriptor` unless X is a
+//	                   decimal int ("-1" parses; Open rejects it)
+//	listen=HOST:PORT   `port number 'X' is not a valid integer`; orcrt also
+//	                   rejects ports outside 0..65535 (`port number 'X' is
+//	                   out of range`), which the stock passes on to
+//	                   getaddrinfo
+//	unix=PATH          orcrt only; `unix socket path is empty`
+//	anything else      `invalid specifier type "X"`
+//
+// The text is split at the first '=' (and, for listen, at the first ':'),
+// as LLVM's StringRef::split does.
+func ParseSpec(arg string) (Spec, error) {
+	typ, rest, _ := strings.Cut(arg, "=")
+	s := Spec{orig: arg}
+	switch typ {
+	case "filedescs":
+		a, b, _ := strings.Cut(rest, ",")
+		in, ok := parseLLVMInt(a)
+		if !ok {
+			return Spec{}, &UsageError{Msg: a + " is not a valid file descriptor"}
+		}
+		out, ok := parseLLVMInt(b)
+		if !ok {
+			return Spec{}, &UsageError{Msg: b + " is not a valid file descriptor"}
+		}
+		s.Mode, s.InFD, s.OutFD, s.InText, s.OutText = ModeFileDescs, in, out, a, b
+	case "listen":
+		host, port, _ := strings.Cut(rest, ":")
+		n, ok := parseLLVMInt(port)
+		if !ok {
+			return Spec{}, &UsageError{Msg: "port number '" + port + "' is not a valid integer"}
+		}
+		if n < 0 || n > 65535 {
+			return Spec{}, &UsageError{Msg: "port number '" + port + "' is out of range"}
+		}
+		s.Mode, s.Host, s.Port, s.PortNum = ModeListen, host, port, n
+	case "unix":
+		if rest == "" {
+			return Spec{}, &UsageError{Msg: "unix socket path is empty"}
+		}
+		s.Mode, s.Path = ModeUnix, rest
+	default:
+		return Spec{}, &UsageError{Msg: `invalid specifier type "` + typ + `"`}
+	}
+	return s, nil
+}
+
+// parseLLVMInt is StringRef::getAsInteger(10, int): an optional '-',
+// one or more decimal digits, nothing else, within int32.
+func parseLLVMInt(s string) (int, bool) {
+	if s == "" || s[0] == '+' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// Args is the parsed command line of the executor.
+type Args struct {
+	Spec Spec
+	// TestFlags are the leading "test-..." words, in order (the stock
+	// acts on "test-jitloadergdb" and accepts any other silently).
+	TestFlags []string
+	// Rest are the words after the specifier, ignored by the stock.
+	Rest []string
+}
+
+// Has reports whether flag is among the test flags.
+func (a Args) Has(flag string) bool {
+	for _, f := range a.TestFlags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseArgs parses the executor's arguments (os.Args[1:]) as the stock
+// llvm-jitlink-executor 22 does: `[test-...]... SPEC [args...]`. No
+// arguments at all is the *UsageError "insufficient arguments"; test
+// flags with nothing after them leave an empty specifier, which is
+// `invalid specifier type ""`.
+func ParseArgs(args []string) (Args, error) {
+	if len(args) == 0 {
+		return Args{}, &UsageError{Msg: "insufficient arguments"}
+	}
+	var a Args
+	i := 0
+	next := func() string {
+		if i < len(args) {
+			i++
+			return args[i-1]
+		}
+		return ""
+	}
+	arg := next()
+	for strings.HasPrefix(arg, "test-") {
+		a.TestFlags = append(a.TestFlags, arg)
+		arg = next()
+	}
+	spec, err := ParseSpec(arg)
+	if err != nil {
+		return Args{}, err
+	}
+	a.Spec = spec
+	a.Rest = args[i:]
+	return a, nil
+}
+
+// Listen starts listening for a ModeListen or ModeUnix spec.
+func (s Spec) Listen() (*Listener, error) {
+	switch s.Mode {
+	case ModeListen:
+		return ListenTCP(s.Host, s.Port)
+	case ModeUnix:
+		return ListenUnix(s.Path)
+	}
+	return nil, fmt.Errorf("simpleremote: %v spec %q does not listen", s.Mode, s.orig)
+}
+
+// Open establishes the connection: it adopts the descriptors of a
+// filedescs spec (a bad one is a *UsageError), or listens and accepts one
+// connection for listen and unix specs (until ctx ends).
+func (s Spec) Open(ctx context.Context) (Conn, error) {
+	if s.Mode == ModeFileDescs {
+		return adoptFDs(s.InFD, s.OutFD, s.InText, s.OutText)
+	}
+	l, err := s.Listen()
+	if err != nil {
+		return nil, err
+	}
+	return l.Accept(ctx)
+}

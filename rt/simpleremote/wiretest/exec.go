@@ -1,0 +1,237 @@
+package wiretest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ExecOptions configure StartExecutor. The zero value starts the
+// executor exactly as llvm-jitlink 22 does.
+type ExecOptions struct {
+	// InFD and OutFD are the descriptor numbers the executor gets for
+	// its input and output. Zero means 3 and 6, the numbers llvm-jitlink
+	// 22 was observed to pass. Equal numbers give one socketpair end used
+	// both ways. Both must be >= 3.
+	InFD, OutFD int
+	// Args are appended after "filedescs=IN,OUT" (llvm-jitlink passes
+	// none).
+	Args []string
+	// Env is appended to os.Environ().
+	Env []string
+	// Dir is the working directory ("" = ours).
+	Dir string
+	// Stdout and Stderr receive copies of the executor's output streams,
+	// which are also captured (see Executor.Stdout, Executor.Stderr).
+	Stdout, Stderr io.Writer
+	// SysProcAttr is passed to the child (nil: none).
+	SysProcAttr *syscall.SysProcAttr
+	// Controller configures the controller end.
+	Controller *Options
+}
+
+// ExitStatus is how an executor process ended.
+type ExitStatus struct {
+	Code   int            // exit status, or -1 if killed by a signal
+	Signal syscall.Signal // the signal, or 0
+}
+
+func (s ExitStatus) String() string {
+	if s.Signal != 0 {
+		return "killed by " + s.Signal.String()
+	}
+	return fmt.Sprintf("exit status %d", s.Code)
+}
+
+// Executor is an executor process started with StartExecutor, and the
+// Controller connected to it.
+type Executor struct {
+	*Controller
+	Cmd *exec.Cmd
+
+	stdout, stderr syncBuffer
+	waitOnce       sync.Once
+	status         ExitStatus
+	waitErr        error
+}
+
+// StartExecutor starts the executor binary at path the way
+// `llvm-jitlink -oop-executor=PATH` does — two pipes, the child's ends at
+// descriptors InFD and OutFD (3 and 6), argv exactly
+// [PATH, "filedescs=IN,OUT"], environment, working directory and standard
+// streams inherited (the standard output and error are captured here) —
+// and connects a Controller to it, which waits for the Setup. On failure
+// the process is killed and reaped, and the error includes its stderr.
+func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
+	var o ExecOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.InFD == 0 && o.OutFD == 0 {
+		o.InFD, o.OutFD = 3, 6
+	}
+	if o.InFD < 3 || o.OutFD < 3 {
+		return nil, fmt.Errorf("wiretest: executor descriptors %d,%d: both must be >= 3", o.InFD, o.OutFD)
+	}
+
+	// childIn/childOut go to the child; ctl is our end. Ours are
+	// close-on-exec (os.Pipe, SOCK_CLOEXEC); exec.Cmd dup2s the child's
+	// to their numbers without it.
+	var childIn, childOut *os.File
+	var ctl io.ReadWriteCloser
+	if o.InFD == o.OutFD {
+		syscall.ForkLock.RLock() // no fork may inherit them before CloseOnExec
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err == nil {
+			syscall.CloseOnExec(fds[0])
+			syscall.CloseOnExec(fds[1])
+		}
+		syscall.ForkLock.RUnlock()
+		if err != nil {
+			return nil, fmt.Errorf("wiretest: socketpair: %w", err)
+		}
+		if err := syscall.SetNonblock(fds[1], true); err != nil { // pollable: Close wakes a reader
+			_, _ = syscall.Close(fds[0]), syscall.Close(fds[1])
+			return nil, fmt.Errorf("wiretest: socketpair: %w", err)
+		}
+		childIn = os.NewFile(uintptr(fds[0]), "executor-sock")
+		childOut = childIn
+		ctl = &sockFile{os.NewFile(uintptr(fds[1]), "controller-sock")}
+	} else {
+		toR, toW, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("wiretest: pipe: %w", err)
+		}
+		fromR, fromW, err := os.Pipe()
+		if err != nil {
+			_, _ = toR.Close(), toW.Close()
+			return nil, fmt.Errorf("wiretest: pipe: %w", err)
+		}
+		childIn, childOut = toR, fromW
+		ctl = &PipeConn{R: fromR, W: toW}
+	}
+	extra := make([]*os.File, max(o.InFD, o.OutFD)-2)
+	extra[o.InFD-3] = childIn
+	extra[o.OutFD-3] = childOut
+
+	e := &Executor{}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        append([]string{path, fmt.Sprintf("filedescs=%d,%d", o.InFD, o.OutFD)}, o.Args...),
+		Env:         append(os.Environ(), o.Env...),
+		Dir:         o.Dir,
+		Stdin:       os.Stdin,
+		Stdout:      teeTo(&e.stdout, o.Stdout),
+		Stderr:      teeTo(&e.stderr, o.Stderr),
+		ExtraFiles:  extra,
+		SysProcAttr: o.SysProcAttr,
+	}
+	e.Cmd = cmd
+	err := cmd.Start()
+	// The child has its copies now (or never will).
+	_ = childIn.Close()
+	if childOut != childIn {
+		_ = childOut.Close()
+	}
+	if err != nil {
+		_ = ctl.Close()
+		return nil, fmt.Errorf("wiretest: starting %s: %w", path, err)
+	}
+	c, err := New(ctl, o.Controller)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		st, _ := e.Wait()
+		return nil, fmt.Errorf("%w (executor %s, stderr %q)", err, st, e.Stderr())
+	}
+	e.Controller = c
+	return e, nil
+}
+
+// Wait waits for the process to exit (it does not end the session: use
+// Finish or CloseWrite first) and returns its status. The error is
+// non-nil only if waiting itself failed.
+func (e *Executor) Wait() (ExitStatus, error) {
+	e.waitOnce.Do(func() {
+		err := e.Cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			e.status = ExitStatus{Code: 0}
+		case errors.As(err, &ee):
+			ws, _ := ee.Sys().(syscall.WaitStatus)
+			if ws.Signaled() {
+				e.status = ExitStatus{Code: -1, Signal: ws.Signal()}
+			} else {
+				e.status = ExitStatus{Code: ws.ExitStatus()}
+			}
+		default:
+			e.waitErr = fmt.Errorf("wiretest: waiting for the executor: %w", err)
+		}
+	})
+	return e.status, e.waitErr
+}
+
+// WaitTimeout is Wait with a deadline, after which the process is killed
+// (the error then says so).
+func (e *Executor) WaitTimeout(d time.Duration) (ExitStatus, error) {
+	t := time.AfterFunc(d, func() { _ = e.Cmd.Process.Kill() })
+	st, err := e.Wait()
+	if !t.Stop() && err == nil {
+		err = fmt.Errorf("wiretest: executor did not exit within %v; killed", d)
+	}
+	return st, err
+}
+
+// Stdout returns what the executor has written to its standard output.
+func (e *Executor) Stdout() string { return e.stdout.String() }
+
+// Stderr returns what the executor has written to its standard error.
+func (e *Executor) Stderr() string { return e.stderr.String() }
+
+// Kill kills the process.
+func (e *Executor) Kill() error { return e.Cmd.Process.Kill() }
+
+// sockFile is our end of a socketpair: CloseWrite shuts down writing.
+type sockFile struct{ *os.File }
+
+func (s *sockFile) CloseWrite() error {
+	rc, err := s.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Shutdown(int(fd), syscall.SHUT_WR) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func teeTo(buf *syncBuffer, w io.Writer) io.Writer {
+	if w == nil {
+		return buf
+	}
+	return io.MultiWriter(buf, w)
+}

@@ -1,0 +1,80 @@
+//go:build linux
+
+package simpleremote
+
+import (
+	"io"
+	"syscall"
+	"unsafe"
+)
+
+const writevSupported = true
+
+// vecState is the Writer's writev scratch space, guarded by its mutex.
+// fn is the RawConn callback, bound once so that a message costs no
+// allocation.
+type vecState struct {
+	bufs [2][]byte
+	iov  [2]syscall.Iovec
+	err  error
+	fn   func(fd uintptr) bool
+}
+
+// writev writes a then b with writev(2) on the raw descriptor: one
+// system call for the whole message unless the kernel takes it in parts.
+// EAGAIN returns to the runtime poller, which parks the goroutine until
+// the descriptor is writable; EINTR retries.
+func (w *Writer) writev(a, b []byte) error {
+	v := &w.vec
+	if v.fn == nil {
+		v.fn = v.write
+	}
+	v.bufs[0], v.bufs[1], v.err = a, b, nil
+	err := w.rc.Write(v.fn)
+	werr := v.err
+	// Do not keep the payload reachable from the Writer.
+	v.bufs, v.iov, v.err = [2][]byte{}, [2]syscall.Iovec{}, nil
+	if werr != nil {
+		return werr
+	}
+	return err
+}
+
+// write is the RawConn.Write callback: false means "wait until writable".
+func (v *vecState) write(fd uintptr) bool {
+	for {
+		n := 0
+		for _, p := range v.bufs {
+			if len(p) > 0 {
+				v.iov[n].Base = &p[0]
+				v.iov[n].SetLen(len(p))
+				n++
+			}
+		}
+		if n == 0 {
+			return true
+		}
+		r, _, e := syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&v.iov[0])), uintptr(n))
+		switch e {
+		case 0:
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		default:
+			v.err = e
+			return true
+		}
+		if r == 0 {
+			v.err = io.ErrShortWrite
+			return true
+		}
+		// Advance past the r bytes written.
+		done := int(r)
+		for i := range v.bufs {
+			k := min(done, len(v.bufs[i]))
+			v.bufs[i] = v.bufs[i][k:]
+			done -= k
+		}
+	}
+}
