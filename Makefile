@@ -37,7 +37,12 @@ demo: deps executor
 	  -L/usr/lib/gcc/x86_64-linux-gnu/12 -lstdc++ $(DEMO_OUT)/cxx.o; \
 	  echo "exit code $$? (expected 16)"
 
-test: deps fmt-check vet staticcheck unit fuzz bench-smoke
+# Further checks (benchmark gate, arm64 under emulation, ...) live in
+# .ci/*.mk; each appends its targets to TEST_EXTRA.
+TEST_EXTRA :=
+-include $(sort $(wildcard .ci/*.mk))
+
+test: deps fmt-check vet staticcheck unit fuzz bench-smoke $(TEST_EXTRA)
 	@echo "make test: all checks passed"
 
 fmt-check:
