@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -46,8 +47,9 @@ func (e *ActionError) Unwrap() error { return e.Err }
 //
 // The zero Runner (no Session) calls everything natively and takes no
 // token. Runner is a small value, safe for concurrent use. Argument bytes
-// are only read during the call (a Go wrapper receives a view it may
-// keep; it must not modify it).
+// are only read during the call (a Go wrapper that owns its arguments
+// receives a copy it may keep; one registered with rt.BorrowArgs receives
+// a view it must not modify).
 type Runner struct {
 	// Session resolves Go wrapper addresses and supplies keepalive tokens.
 	Session *rt.Session
@@ -230,6 +232,9 @@ func runOne(s *rt.Session, c sps.WrapperCall, b *resultBuf) error {
 			return runGo(s, fn, c)
 		}
 	}
+	if err := checkCode(c.Fn); err != nil {
+		return err
+	}
 	res, err := callNative(c.Fn, c.Args, b.b[:0])
 	if cap(res) > cap(b.b) {
 		b.b = res[:0]
@@ -260,8 +265,15 @@ func decodeActionResult(fn sps.Addr, res []byte) error {
 }
 
 // runGo runs a Go wrapper function as an action and waits for its result,
-// which it may deliver later and from another goroutine.
+// which it may deliver later and from another goroutine. c.Args may be a
+// view into a borrowed argument buffer (initialize's, which its CA
+// recycles; see rt.BorrowArgs): a wrapper that owns its arguments gets a
+// copy.
 func runGo(s *rt.Session, fn rt.WrapperFunc, c sps.WrapperCall) (err error) {
+	args := c.Args[:len(c.Args):len(c.Args)]
+	if !s.WrapperBorrowsArgs(c.Fn) {
+		args = bytes.Clone(args)
+	}
 	done := make(chan rt.WrapperResult, 1)
 	var returned atomic.Bool
 	ret := func(r rt.WrapperResult) {
@@ -272,7 +284,7 @@ func runGo(s *rt.Session, fn rt.WrapperFunc, c sps.WrapperCall) (err error) {
 	}
 	panicked := func() (p any) {
 		defer func() { p = recover() }()
-		fn(s, c.Args[:len(c.Args):len(c.Args)], ret)
+		fn(s, args, ret)
 		return nil
 	}()
 	if panicked != nil && !returned.Load() {

@@ -28,7 +28,9 @@
 //   - reserve(Size): Size rounded up to whole pages, mapped read-write;
 //     the unrounded Size is what counts as reserved, as in the stock.
 //     Reserve(0) returns address 0. A failure reads "Cannot allocate
-//     memory" (mmap's strerror).
+//     memory" (mmap's strerror) — also for a size above physical memory
+//     plus swap, refused before any bookkeeping is allocated for it (the
+//     stock's mmap refuses such sizes under Linux's default overcommit).
 //   - initialize(FR): errors for an empty request; every segment's content
 //     copied and the rest zero-filled, every segment protected (pages
 //     covering [Addr, Addr+Size), start rounded down and end up, as LLVM
@@ -67,7 +69,11 @@
 // Session (the executor registers the EH-frame and JITLoaderGDB actions
 // that way) runs in Go, and a wrapper that returns its result later is
 // waited for; every other address is called natively through rt/native in
-// one Go→C transition. An out-of-band error fails the action with its
+// one Go→C transition — once package codemap has confirmed it is
+// executable code in this process; an address that is not (data, nothing,
+// a non-executable JIT'd page) fails the action with "alloc: action not
+// run: codemap: 0x… is not executable code in this process (…)" instead
+// of crashing the process. An out-of-band error fails the action with its
 // message; the result must decode as an SPSError, otherwise (also when
 // empty) the action fails with [MsgDeserializeActionResult]. A keepalive
 // token of the Session guards every run: once shutdown has closed the

@@ -143,10 +143,10 @@ func Register(s *rt.Session, syms *rt.SymbolTable, cfg Config) (*MemoryManager, 
 	inst := s.RegisterInstance(m)
 	err = syms.AddUnique(
 		rt.Symbol{Name: MemoryManagerInstanceName, Addr: inst},
-		rt.Symbol{Name: MemoryManagerReserveName, Addr: s.RegisterWrapper(reserveWrapper)},
-		rt.Symbol{Name: MemoryManagerInitializeName, Addr: s.RegisterWrapper(initializeWrapper)},
-		rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: s.RegisterWrapper(deinitializeWrapper)},
-		rt.Symbol{Name: MemoryManagerReleaseName, Addr: s.RegisterWrapper(releaseWrapper)},
+		rt.Symbol{Name: MemoryManagerReserveName, Addr: s.RegisterWrapper(reserveWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: MemoryManagerInitializeName, Addr: s.RegisterWrapper(initializeWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: s.RegisterWrapper(deinitializeWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: MemoryManagerReleaseName, Addr: s.RegisterWrapper(releaseWrapper, rt.BorrowArgs)},
 	)
 	if err != nil {
 		s.UnregisterInstance(inst)
@@ -206,6 +206,9 @@ func (m *MemoryManager) carve(size uint64) (*reservation, error) {
 	page := uint64(sysmem.PageSize())
 	if size > 1<<62 {
 		return nil, enomem(nil)
+	}
+	if size > maxReservation() {
+		return nil, errTooLarge(size)
 	}
 	asz := m.cfg.arenaSize()
 	if (size+page-1)&^(page-1) > uint64(asz) {

@@ -100,10 +100,10 @@ func RegisterSharedMemoryMapper(s *rt.Session, syms *rt.SymbolTable) (*SharedMem
 	inst := s.RegisterInstance(m)
 	err = syms.AddUnique(
 		rt.Symbol{Name: SharedMapperInstanceName, Addr: inst},
-		rt.Symbol{Name: SharedMapperReserveName, Addr: s.RegisterWrapper(shmReserveWrapper)},
-		rt.Symbol{Name: SharedMapperInitializeName, Addr: s.RegisterWrapper(shmInitializeWrapper)},
-		rt.Symbol{Name: SharedMapperDeinitializeName, Addr: s.RegisterWrapper(shmDeinitializeWrapper)},
-		rt.Symbol{Name: SharedMapperReleaseName, Addr: s.RegisterWrapper(shmReleaseWrapper)},
+		rt.Symbol{Name: SharedMapperReserveName, Addr: s.RegisterWrapper(shmReserveWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: SharedMapperInitializeName, Addr: s.RegisterWrapper(shmInitializeWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: SharedMapperDeinitializeName, Addr: s.RegisterWrapper(shmDeinitializeWrapper, rt.BorrowArgs)},
+		rt.Symbol{Name: SharedMapperReleaseName, Addr: s.RegisterWrapper(shmReleaseWrapper, rt.BorrowArgs)},
 	)
 	if err != nil {
 		s.UnregisterInstance(inst)

@@ -2,8 +2,10 @@ package rt
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -115,38 +117,110 @@ func (h *SessionHandle) afterNotify(what string) bool {
 // [Session.SetUnknownTargetHandler]).
 //
 // Ownership of args passes to the Session and then to the wrapper
-// function, which may keep it.
+// function, which may keep it (a wrapper registered with [BorrowArgs]
+// does not, but the CA does not learn when it is done; see
+// [SessionHandle.HandleWrapperCallReleasing]).
 func (h *SessionHandle) HandleWrapperCall(target sps.Addr, args []byte, callID uint64) {
+	h.handleWrapperCall(target, args, callID, nil)
+}
+
+// ReleaseFunc takes back an argument buffer that a ControllerAccess lent
+// the Session with [SessionHandle.HandleWrapperCallReleasing]: from the
+// call on, the CA may reuse args (its whole capacity) for anything.
+type ReleaseFunc func(args []byte)
+
+// HandleWrapperCallReleasing is [SessionHandle.HandleWrapperCall] for a
+// ControllerAccess that recycles its argument buffers. If the call's
+// target borrows its arguments — a wrapper registered with [BorrowArgs],
+// or an unknown-target handler installed with it — the Session calls
+// release(args) exactly once, when nothing in the Session can see args
+// any more: after the function has returned and called ret, and the CA's
+// SendWrapperResult for the call has returned (so a CA that writes the
+// result synchronously may even be handed result bytes that were computed
+// from args). release is also called, at once, for a call that is not
+// run: dropped because the Session is shutting down (before
+// HandleWrapperCallReleasing returns) or dropped by the Dispatcher. For a
+// target that owns its arguments (the default) release is never called:
+// the buffer belongs to the function, exactly as with HandleWrapperCall.
+//
+// release may be called on any goroutine — the wrapper's, the one
+// calling ret, or the caller's — and must not block. Bind it once (a
+// method value kept by the CA), so that a call costs no allocation.
+func (h *SessionHandle) HandleWrapperCallReleasing(target sps.Addr, args []byte, callID uint64, release ReleaseFunc) {
+	h.handleWrapperCall(target, args, callID, release)
+}
+
+func (h *SessionHandle) handleWrapperCall(target sps.Addr, args []byte, callID uint64, release ReleaseFunc) {
 	if h.afterNotify("HandleWrapperCall") {
+		if release != nil {
+			release(args)
+		}
 		return
 	}
 	s := h.s
 	tok, ok := s.ka.Acquire()
 	if !ok {
+		if release != nil {
+			release(args)
+		}
 		return
 	}
-	c := &wrapperCall{s: s, target: target, args: args, callID: callID}
+	c := getWrapperCall()
+	c.s, c.target, c.args, c.callID, c.release = s, target, args, callID, release
+	c.refs.Store(2)
 	c.task.r, c.task.tok = c, tok
 	s.dispatch.Dispatch(&c.task)
 }
 
-// wrapperCall is one incoming wrapper call: its Task and its return
-// state in one allocation.
+// wrapperCall is one incoming wrapper call: its Task, its return state
+// and its bound ReturnFunc in one object. Objects come from a pool and go
+// back to it only after a call whose target borrows its arguments, once
+// that target has both returned and called ret (refs reaches 0): an
+// owning function may keep ret, so its call object is left to the
+// garbage collector.
 type wrapperCall struct {
 	task     Task
 	s        *Session
 	target   sps.Addr
 	args     []byte
 	callID   uint64
+	release  ReleaseFunc
+	retFn    ReturnFunc // c.ret, bound once per object
+	borrow   bool       // the target borrows args; set before it runs
+	refs     atomic.Int32
 	returned atomic.Bool
 }
 
-func (c *wrapperCall) runTask() {
-	if fn, ok := c.s.LookupWrapper(c.target); ok {
-		fn(c.s, c.args, c.ret)
-		return
+var wrapperCallPool sync.Pool // of *wrapperCall
+
+func getWrapperCall() *wrapperCall {
+	if c, ok := wrapperCallPool.Get().(*wrapperCall); ok {
+		return c
 	}
-	c.s.unknownTarget()(c.s, c.target, c.args, c.ret)
+	c := &wrapperCall{}
+	c.retFn = c.ret
+	return c
+}
+
+func (c *wrapperCall) runTask() {
+	s := c.s
+	if e := s.lookupWrapper(c.target); e != nil {
+		c.borrow = e.borrow
+		e.fn(s, c.args, c.retFn)
+	} else {
+		u := s.unknownTarget()
+		c.borrow = u.borrow
+		u.fn(s, c.target, c.args, c.retFn)
+	}
+	if c.borrow {
+		c.unref() // c may be reused from here on
+	}
+}
+
+// dropTask: the Dispatcher dropped the call; nothing saw args or ret.
+func (c *wrapperCall) dropTask() {
+	c.refs.Store(1)
+	c.unref()
 }
 
 func (c *wrapperCall) ret(r WrapperResult) {
@@ -154,6 +228,27 @@ func (c *wrapperCall) ret(r WrapperResult) {
 		panic("rt: wrapper function returned its result twice")
 	}
 	c.s.sendWrapperResult(c.callID, r)
+	if c.borrow {
+		c.unref() // c may be reused from here on
+	}
+}
+
+// unref drops one of the two references of a borrowed call (the running
+// function, the pending ret); the last one gives the argument buffer
+// back to the CA and the object back to the pool.
+func (c *wrapperCall) unref() {
+	if c.refs.Add(-1) != 0 {
+		return
+	}
+	args, release := c.args, c.release
+	c.task.r, c.task.tok = nil, keepalive.Token{}
+	c.task.state.Store(0)
+	c.s, c.target, c.args, c.callID, c.release, c.borrow = nil, 0, nil, 0, nil, false
+	c.returned.Store(false)
+	if release != nil {
+		release(args)
+	}
+	wrapperCallPool.Put(c)
 }
 
 // HandleControllerCallResult completes call with the controller's result:

@@ -24,8 +24,13 @@ type Task struct {
 }
 
 // taskRunner is implemented by Session-internal call records that embed
-// their Task.
+// their Task. runTask and dropTask may recycle the record (and so the
+// Task): the Task is not touched after they return.
 type taskRunner interface{ runTask() }
+
+// taskDropper is implemented by records that must know when their Task
+// is dropped.
+type taskDropper interface{ dropTask() }
 
 // NewTask returns a Task running fn that holds no token (for runners'
 // own use and tests).
@@ -48,8 +53,9 @@ func (t *Task) take(op string) {
 // its token (also if the function panics).
 func (t *Task) Run() {
 	t.take("Run")
-	if t.tok.Valid() {
-		defer t.tok.Release()
+	// The token is released from a copy: runTask may recycle t.
+	if tok := t.tok; tok.Valid() {
+		defer tok.Release()
 	}
 	if t.fn != nil {
 		t.fn()
@@ -61,8 +67,12 @@ func (t *Task) Run() {
 // Drop discards the task without running it and releases its token.
 func (t *Task) Drop() {
 	t.take("Drop")
-	if t.tok.Valid() {
-		t.tok.Release()
+	tok := t.tok
+	if d, ok := t.r.(taskDropper); ok && t.fn == nil {
+		d.dropTask() // may recycle t
+	}
+	if tok.Valid() {
+		tok.Release()
 	}
 }
 

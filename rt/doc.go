@@ -81,11 +81,26 @@
 //
 // # Memory ownership
 //
-//   - Wrapper arguments: the args slice given to a WrapperFunc belongs to
-//     the callee from the moment the call starts; nothing else reads or
-//     writes it, and the callee may keep it (and views into it, such as
-//     decoded sps.BytesView values) forever. A ControllerAccess therefore
-//     hands the Session a buffer it will not reuse.
+//   - Wrapper arguments: by default the args slice given to a WrapperFunc
+//     belongs to the callee from the moment the call starts; nothing else
+//     reads or writes it, and the callee may keep it (and views into it,
+//     such as decoded sps.BytesView values) forever. A ControllerAccess
+//     therefore hands the Session a buffer it will not reuse.
+//   - Borrowed wrapper arguments (the opt-in): a function registered with
+//     [BorrowArgs] (RegisterWrapper, or SetUnknownTargetHandler) only
+//     borrows args: once it has both returned and called ret, neither it
+//     nor anything it started may read or keep args or any view into it,
+//     and its result must not alias args. A ControllerAccess that passes
+//     the call with [SessionHandle.HandleWrapperCallReleasing] gets the
+//     buffer back through its [ReleaseFunc] exactly then (after its own
+//     SendWrapperResult for the call has returned), or at once for a call
+//     that is never run, and may reuse it; for an owning target the
+//     buffer is never given back. Only [SessionHandle.HandleWrapperCall]
+//     callers and owning targets see the default rule. A borrowing
+//     function must call ret exactly once: its call record is recycled
+//     too, so a second call of ret is no longer reliably caught.
+//     Code that itself calls registered wrappers with views into a
+//     buffer it reuses gives owning ones a copy ([Session.WrapperBorrowsArgs]).
 //   - Wrapper results: bytes in a WrapperResult passed to a ReturnFunc,
 //     to SendWrapperResult or to a result callback belong to the receiver,
 //     which may keep them; the sender must not modify them afterwards.

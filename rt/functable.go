@@ -21,7 +21,42 @@ type UnknownTargetFunc func(s *Session, target sps.Addr, args []byte, ret Return
 // for JIT'd code. Neither type is zero-sized, so every entry has its own
 // address.
 type wrapperEntry struct {
-	fn WrapperFunc
+	fn     WrapperFunc
+	borrow bool // registered with BorrowArgs
+}
+
+// unknownEntry is the installed unknown-target handler.
+type unknownEntry struct {
+	fn     UnknownTargetFunc
+	borrow bool
+}
+
+// WrapperOption modifies the registration of a wrapper function
+// ([Session.RegisterWrapper]) or an unknown-target handler
+// ([Session.SetUnknownTargetHandler]).
+type WrapperOption uint8
+
+const (
+	// BorrowArgs registers a function that borrows its argument buffer
+	// instead of owning it: it promises that once it has both returned
+	// and called ret, neither it nor anything it started reads or keeps
+	// args, or any view into it (decoded sps.BytesView values, strings
+	// built with unsafe, sub-slices handed to other goroutines), and
+	// that the result it passes to ret does not alias args. In exchange
+	// a ControllerAccess that supports it may recycle the buffer for a
+	// later call (see [SessionHandle.HandleWrapperCallReleasing]). It is
+	// for hot wrappers that decode, act and forget — memory writes,
+	// allocation requests, native calls — and must not be used for one
+	// that stores its arguments or passes them to code that might.
+	BorrowArgs WrapperOption = 1 << iota
+)
+
+func borrows(opts []WrapperOption) bool {
+	var o WrapperOption
+	for _, x := range opts {
+		o |= x
+	}
+	return o&BorrowArgs != 0
 }
 
 type instanceEntry struct {
@@ -32,13 +67,14 @@ func addrOf[T any](p *T) sps.Addr { return sps.Addr(uintptr(unsafe.Pointer(p))) 
 
 // RegisterWrapper makes fn callable by the controller and returns its
 // unique, non-zero executor address (publish it with a SymbolTable). Each
-// call registers a new entry, even for the same fn. Safe for concurrent
-// use, also while calls are in flight.
-func (s *Session) RegisterWrapper(fn WrapperFunc) sps.Addr {
+// call registers a new entry, even for the same fn. By default fn owns
+// the argument buffers it is given; with [BorrowArgs] it only borrows
+// them. Safe for concurrent use, also while calls are in flight.
+func (s *Session) RegisterWrapper(fn WrapperFunc, opts ...WrapperOption) sps.Addr {
 	if fn == nil {
 		panic("rt: RegisterWrapper with a nil function")
 	}
-	e := &wrapperEntry{fn: fn}
+	e := &wrapperEntry{fn: fn, borrow: borrows(opts)}
 	a := addrOf(e)
 	s.funcs.Store(a, e)
 	return a
@@ -46,28 +82,49 @@ func (s *Session) RegisterWrapper(fn WrapperFunc) sps.Addr {
 
 // LookupWrapper returns the wrapper function registered at addr.
 func (s *Session) LookupWrapper(addr sps.Addr) (WrapperFunc, bool) {
-	if v, ok := s.funcs.Load(addr); ok {
-		return v.(*wrapperEntry).fn, true
+	if e := s.lookupWrapper(addr); e != nil {
+		return e.fn, true
 	}
 	return nil, false
 }
 
+// WrapperBorrowsArgs reports whether the wrapper function registered at
+// addr was registered with [BorrowArgs] (false if none is registered
+// there). Code that calls registered wrappers itself with views into a
+// buffer it will reuse (an allocation-action runner, say) passes an
+// owning wrapper a copy.
+func (s *Session) WrapperBorrowsArgs(addr sps.Addr) bool {
+	e := s.lookupWrapper(addr)
+	return e != nil && e.borrow
+}
+
+func (s *Session) lookupWrapper(addr sps.Addr) *wrapperEntry {
+	if v, ok := s.funcs.Load(addr); ok {
+		return v.(*wrapperEntry)
+	}
+	return nil
+}
+
 // SetUnknownTargetHandler installs h for controller calls to addresses
-// with no registered wrapper function (nil restores the default).
-func (s *Session) SetUnknownTargetHandler(h UnknownTargetFunc) {
+// with no registered wrapper function (nil restores the default, which
+// borrows its arguments). opts are as for RegisterWrapper: with
+// [BorrowArgs], h only borrows the argument buffers.
+func (s *Session) SetUnknownTargetHandler(h UnknownTargetFunc, opts ...WrapperOption) {
 	if h == nil {
 		s.unknown.Store(nil)
 		return
 	}
-	s.unknown.Store(&h)
+	s.unknown.Store(&unknownEntry{fn: h, borrow: borrows(opts)})
 }
 
+var defaultUnknown = unknownEntry{fn: defaultUnknownTarget, borrow: true}
+
 // unknownTarget returns the handler for unregistered call targets.
-func (s *Session) unknownTarget() UnknownTargetFunc {
+func (s *Session) unknownTarget() *unknownEntry {
 	if p := s.unknown.Load(); p != nil {
-		return *p
+		return p
 	}
-	return defaultUnknownTarget
+	return &defaultUnknown
 }
 
 func defaultUnknownTarget(_ *Session, target sps.Addr, _ []byte, ret ReturnFunc) {

@@ -105,7 +105,7 @@ type Session struct {
 
 	funcs     sync.Map // sps.Addr -> *wrapperEntry
 	instances sync.Map // sps.Addr -> *instanceEntry
-	unknown   atomic.Pointer[UnknownTargetFunc]
+	unknown   atomic.Pointer[unknownEntry]
 	selfAddr  sps.Addr
 }
 

@@ -97,7 +97,10 @@ type ReturnFunc func(WrapperResult)
 // args is the argument buffer. It belongs to the callee: nothing else
 // reads or writes it after the call starts, and the callee may keep it (or
 // views into it, as the typed handlers' decoded []byte arguments are) for
-// as long as it likes. ret delivers the result exactly once, now or later.
+// as long as it likes — unless the function was registered with
+// [BorrowArgs], in which case it must let go of args once it has
+// returned and called ret. ret delivers the result exactly once, now or
+// later.
 //
 // The Session runs a wrapper function inside a dispatched Task that holds
 // a keepalive token only for the synchronous execution of the function: a

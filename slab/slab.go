@@ -230,6 +230,7 @@ func New(cfg Config) (*Slab, error) {
 	s.execBits = make([]atomic.Uint64, (s.npages+63)/64)
 	s.free.insert(0, s.npages, false)
 	liveSlabs.Add(1)
+	register(s) // process-wide code lookups (ExecutableAt)
 	return s, nil
 }
 
@@ -299,6 +300,7 @@ func (s *Slab) Close() error {
 		}
 	}
 	s.closed = true
+	unregister(s) // before the arena is unmapped and its range reusable
 	for i := range s.execBits {
 		s.execBits[i].Store(0)
 	}

@@ -20,13 +20,17 @@ static membench_buf membench_noop5(uintptr_t fn, const char *args, size_t n, cha
 	r.Size = 8;
 	return r;
 }
+
+// The signature of rt/native's fast path (two pointers, no result: the
+// call's frame and outcome travel in the second), doing nothing.
+static void membench_noop_frame(const char *args, char *frame) {}
 */
 import "C"
 
 import "unsafe"
 
-// noopSameSignature calls a no-op C function with the wrapper trampoline's
-// signature (reference for BenchmarkNativeCall).
+// noopSameSignature calls a no-op C function with the struct-returning
+// wrapper trampoline's signature (reference for BenchmarkNativeCall).
 func noopSameSignature(fn uintptr, args, dst []byte) int {
 	var dp *C.char
 	if cap(dst) > len(dst) {
@@ -34,4 +38,10 @@ func noopSameSignature(fn uintptr, args, dst []byte) int {
 	}
 	r := C.membench_noop5(C.uintptr_t(fn), (*C.char)(unsafe.Pointer(&args[0])), C.size_t(len(args)), dp, C.size_t(cap(dst)-len(dst)))
 	return int(r.Size)
+}
+
+// noopFrame calls a no-op C function with the fast wrapper path's
+// signature: the floor of a cgo call shaped like native.CallWrapper's.
+func noopFrame(args, dst []byte) {
+	C.membench_noop_frame((*C.char)(unsafe.Pointer(&args[0])), (*C.char)(unsafe.Pointer(&dst[:1][0])))
 }

@@ -20,11 +20,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const replySize = 32 // a Result header with an empty payload
 
 var calls = []struct {
-	name string
-	size int
+	name  string
+	size  int
+	owned bool // the wrapper owns its arguments (the default), so the CA cannot recycle them
 }{
-	{"empty", 0},
-	{"write1MiB", 1 << 20},
+	{"empty", 0, false},
+	{"write1MiB", 1 << 20, false},
+	{"write1MiB-owned", 1 << 20, true},
 }
 
 // BenchmarkRoundTrip measures one call through the whole stack: wiretest
@@ -34,13 +36,13 @@ func BenchmarkRoundTrip(b *testing.B) {
 	for _, tr := range []wiretest.Transport{wiretest.Pipe, wiretest.Unix, wiretest.TCP} {
 		for _, c := range calls {
 			b.Run("transport="+string(tr)+"/call="+c.name, func(b *testing.B) {
-				benchRoundTrip(b, tr, c.size)
+				benchRoundTrip(b, tr, c.size, c.owned)
 			})
 		}
 	}
 }
 
-func benchRoundTrip(b *testing.B, tr wiretest.Transport, size int) {
+func benchRoundTrip(b *testing.B, tr wiretest.Transport, size int, owned bool) {
 	info, err := rt.DetectProcessInfo()
 	if err != nil {
 		b.Fatal(err)
@@ -49,7 +51,11 @@ func benchRoundTrip(b *testing.B, tr wiretest.Transport, size int) {
 	defer runner.Close()
 	s := rt.NewSession(info, runner, func(_ *rt.Session, err error) { b.Error(err) })
 	defer s.Close()
-	nop := s.RegisterWrapper(func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) { ret(rt.EmptyResult()) })
+	var opts []rt.WrapperOption
+	if !owned {
+		opts = append(opts, rt.BorrowArgs) // as the bootstrap wrappers are
+	}
+	nop := s.RegisterWrapper(func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) { ret(rt.EmptyResult()) }, opts...)
 	ctl, ca, err := wiretest.Attach(s, nil, tr, nil, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,16 @@
 // normally exits 0. A fatal signal in JIT'd code kills the process by
 // that signal, as in the stock executor (package rt/fatalsig).
 //
+// Once the controller has gone (end of input, a fatal protocol error),
+// calls still running in JIT'd code are waited for at most
+// ORCRT_DRAIN_TIMEOUT (a Go duration, default 10s; 0 waits for ever, as
+// the stock executor does); then the executor prints
+// "<argv0>: executor: calls into JIT'd code still running ..." and exits
+// 1 instead of outliving its controller. A message larger than
+// ORCRT_MAX_MESSAGE_SIZE bytes (default 1 GiB) ends the session with
+// "<argv0>: Message size N exceeds the limit of M bytes"; the stock
+// executor allocates whatever a header claims.
+//
 // A leading -v, or ORCRT_LOG=debug in the environment, logs the protocol
 // traffic (log/slog, text) to stderr. Nothing is ever written to stdout
 // but JIT'd programs' own output.

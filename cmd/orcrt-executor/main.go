@@ -61,7 +61,7 @@ func run(argv []string) int {
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	ex, err := executor.New(executor.Options{Logger: logger})
+	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions()})
 	if err != nil {
 		return fail(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
@@ -57,7 +58,7 @@ func runExec(t *testing.T, path string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := crossexec.CommandContext(ctx, path, args...) // via QEMU under the arm64 job
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	cmd.Stdin = nil
@@ -154,7 +155,7 @@ func TestListenAndUnix(t *testing.T) {
 				addr = filepath.Join(t.TempDir(), "s")
 				spec, network = "unix="+addr, "unix"
 			}
-			cmd := exec.Command(bin, "-v", spec, "ignored", "args")
+			cmd := crossexec.Command(bin, "-v", spec, "ignored", "args")
 			var so, se bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &so, &se
 			require.NoError(t, cmd.Start())

@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/rt/internal/llvmmsg"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -85,11 +86,11 @@ func (m *Manager) Install(s *rt.Session, syms *rt.SymbolTable) error {
 	open := s.RegisterWrapper(llvmmsg.Wrap(rt.HandleMethodExpected2(sps.DylibManagerOpen,
 		func(_ *rt.Session, m *Manager, path string, mode uint64) (sps.Addr, error) {
 			return m.Open(path, mode)
-		})))
+		})), rt.BorrowArgs) // the path is decoded as a copy
 	resolve := s.RegisterWrapper(llvmmsg.Wrap(rt.HandleExpected2(sps.DylibManagerResolve,
 		func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
 			return m.Resolve(h, set)
-		})))
+		})), rt.BorrowArgs) // names are copied into C memory for the lookup
 	if err := syms.AddUnique(
 		rt.Symbol{Name: InstanceName, Addr: inst},
 		rt.Symbol{Name: OpenWrapperName, Addr: open},
@@ -117,6 +118,9 @@ func (m *Manager) Open(path string, mode uint64) (sps.Addr, error) {
 	dl := uintptr(C.orcrt_dylib_open(cpath, C.RTLD_LAZY|C.RTLD_GLOBAL, (*C.char)(unsafe.Pointer(&errbuf[0])), C.size_t(len(errbuf))))
 	if dl == 0 {
 		return 0, StockError(cstr(errbuf[:]))
+	}
+	if path != "" {
+		codemap.Refresh() // its text is code from now on (calls into it hit at once)
 	}
 	h := &handle{dl: dl, path: path}
 	addr := sps.Addr(uintptr(unsafe.Pointer(h)))

@@ -19,9 +19,16 @@
 // the Session does not shut down under running JIT'd code. The goroutine
 // (and its OS thread) is blocked while JIT'd code runs; JIT'd code may
 // call back (jit-dispatch) meanwhile, and other calls keep being served
-// on other goroutines. Address 0 gives an out-of-band error instead of a
-// crash; any other bad address crashes the process as in the stock
-// executor (see package native).
+// on other goroutines.
+//
+// Before any native call the target is checked with package codemap: an
+// address that is not executable code in this process (not JIT'd code
+// that is executable now, not the text of a loaded object, not in any
+// executable mapping) gives an out-of-band error naming the address
+// instead of a crash; so does address 0. An address inside code that is
+// not a function of the expected signature still crashes the process, as
+// in the stock executor: the controller is trusted to name real entry
+// points (README, "Trust boundary").
 //
 // The functions are safe for concurrent use. Result bytes belong to the
 // Session once returned.

@@ -39,6 +39,10 @@ func RunAsMain(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		ret(rt.OutOfBandResult(llvmmsg.DeserializeArgs))
 		return
 	}
+	if r, ok := guard("run_as_main", fn); !ok {
+		ret(r)
+		return
+	}
 	r, err := native.CallMain(uintptr(fn), argv)
 	if err != nil {
 		ret(oob("run_as_main", err))
@@ -52,6 +56,10 @@ func RunAsVoidFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	fn, err := sps.RunAsVoidFunction.DecodeArgs(args)
 	if err != nil {
 		ret(rt.OutOfBandResult(llvmmsg.DeserializeArgs))
+		return
+	}
+	if r, ok := guard("run_as_void_function", fn); !ok {
+		ret(r)
 		return
 	}
 	r, err := native.CallIntVoid(uintptr(fn))
@@ -69,6 +77,10 @@ func RunAsIntFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		ret(rt.OutOfBandResult(llvmmsg.DeserializeArgs))
 		return
 	}
+	if r, ok := guard("run_as_int_function", fn); !ok {
+		ret(r)
+		return
+	}
 	r, err := native.CallIntInt(uintptr(fn), arg)
 	if err != nil {
 		ret(oob("run_as_int_function", err))
@@ -81,6 +93,10 @@ func RunAsIntFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 // args and returns its result: bytes, empty, or its out-of-band error
 // message verbatim. It is an rt.UnknownTargetFunc.
 func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFunc) {
+	if r, ok := guard("call of JIT'd wrapper", target); !ok {
+		ret(r)
+		return
+	}
 	res, err := native.CallWrapper(uintptr(target), args, make([]byte, 0, resultCap))
 	if err != nil {
 		ret(oob(fmt.Sprintf("call of JIT'd wrapper %#x", uint64(target)), err))
@@ -94,9 +110,9 @@ func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFu
 // CallJITWrapper; do that with s.SetUnknownTargetHandler.
 func Install(s *rt.Session, syms *rt.SymbolTable) error {
 	if err := syms.AddUnique(
-		rt.Symbol{Name: RunAsMainName, Addr: s.RegisterWrapper(RunAsMain)},
-		rt.Symbol{Name: RunAsVoidFunctionName, Addr: s.RegisterWrapper(RunAsVoidFunction)},
-		rt.Symbol{Name: RunAsIntFunctionName, Addr: s.RegisterWrapper(RunAsIntFunction)},
+		rt.Symbol{Name: RunAsMainName, Addr: s.RegisterWrapper(RunAsMain, rt.BorrowArgs)},
+		rt.Symbol{Name: RunAsVoidFunctionName, Addr: s.RegisterWrapper(RunAsVoidFunction, rt.BorrowArgs)},
+		rt.Symbol{Name: RunAsIntFunctionName, Addr: s.RegisterWrapper(RunAsIntFunction, rt.BorrowArgs)},
 	); err != nil {
 		return fmt.Errorf("entry: install: %w", err)
 	}

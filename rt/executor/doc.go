@@ -43,13 +43,20 @@
 // same way and is returned with the stock executor's message as its
 // Error() text (for "<argv0>: <message>"); errors reported by services
 // while shutting down are joined to it, as the stock executor joins them.
+// In-flight calls are waited for without limit, as by the stock executor,
+// unless Options.DrainTimeout is set: then Serve gives up on calls still
+// running in JIT'd code that long after the connection ended and returns
+// a *DrainTimeoutError, leaving the services up until they return (see
+// drain.go; orcrt-executor then exits).
 //
 // # Process-global state
 //
 // An Executor serves one connection; several may coexist in a process.
 // These parts are process-wide by nature: [PrepareProcess] (libstdc++,
 // libgcc_s and libm loaded RTLD_GLOBAL, so JIT'd code and the ORC runtime
-// resolve them through the process handle — never unloaded); the GDB JIT
+// resolve them through the process handle — never unloaded; Serve starts
+// it in the background once Setup is out, and no incoming call runs
+// before it is done); the GDB JIT
 // descriptor (package gdbjit: one per process); the EH-frame registry of
 // libgcc (package ehframe); the jit-dispatch context slots (package
 // native, one per Executor until it shuts down); and fflush(NULL), which

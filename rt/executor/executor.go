@@ -7,7 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/rt"
@@ -39,6 +43,22 @@ type Options struct {
 	ProcessInfo *rt.ProcessInfo
 	// Wire configures the SimpleRemoteEPC connection (nil: defaults).
 	Wire *simpleremote.Options
+	// DrainTimeout bounds how long Serve waits, once the connection has
+	// ended, for calls still running in JIT'd code (0: for ever, as the
+	// stock executor does). See drain.go.
+	DrainTimeout time.Duration
+	// MaxProcs, if positive, is the GOMAXPROCS Serve sets while it serves
+	// (the previous value is restored when it returns), unless the
+	// GOMAXPROCS environment variable is set; 0 leaves GOMAXPROCS alone,
+	// as a library embedded in a host should. The executor's Go code is
+	// glue between the pipe and native code — JIT'd code runs on threads
+	// of its own, which need no P — and with a single P (MaxProcs 1, what
+	// an executor process wants) a call handed from the connection's
+	// reader to its goroutine runs on the same thread, instead of waking a
+	// second one (a futex wake, a spinning thread and a 3 µs steal delay
+	// per call), which also costs the controller's process CPU time on
+	// small machines (see bench/procbench).
+	MaxProcs int
 }
 
 // Executor is one executor session: a Session with the LLVM 22 services.
@@ -60,6 +80,13 @@ type Executor struct {
 var (
 	prepareOnce sync.Once
 	prepareErr  error
+
+	// Background preparation (New): prepared is closed when PrepareProcess
+	// has finished; preparedFast is its lock-free mirror for the dispatch
+	// fast path.
+	startPrepareOnce sync.Once
+	prepared         = make(chan struct{})
+	preparedFast     atomic.Bool
 )
 
 // ProcessLibraries are loaded RTLD_NOW|RTLD_GLOBAL by PrepareProcess.
@@ -69,7 +96,16 @@ var ProcessLibraries = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"}
 // visible in the process (protocol.md §7.1): the ORC runtime and JIT'd
 // C++ resolve libstdc++, libgcc_s (__register_frame, _Unwind_*) and libm
 // symbols through the process handle, as they would in the stock
-// executor, which links them. It runs once per process; New calls it.
+// executor, which links them. It runs once per process. An Executor
+// starts it on a background thread once Setup has been sent (Serve), or
+// at its first incoming call, and does not wait for it: loading libstdc++
+// costs several milliseconds (its relocations and static constructors),
+// which then overlap with the controller's own work after Setup instead
+// of delaying the session's start. (Started any earlier, it would hold
+// the dynamic linker's locks while the Go runtime creates threads for the
+// start-up, which then wait.) No incoming call runs before it has
+// finished (see prepGate); a failure is reported to the Session then,
+// and so ends up in Serve's error.
 func PrepareProcess() error {
 	prepareOnce.Do(func() {
 		var errs []error
@@ -88,12 +124,46 @@ func PrepareProcess() error {
 	return prepareErr
 }
 
-// New builds an executor: the process preparation, a Session and all
-// services, and the bootstrap symbols. Nothing is connected yet.
-func New(opts Options) (*Executor, error) {
-	if err := PrepareProcess(); err != nil {
-		return nil, err
+// startPrepare runs PrepareProcess once, in the background.
+func startPrepare() {
+	startPrepareOnce.Do(func() {
+		go func() {
+			_ = PrepareProcess()
+			preparedFast.Store(true)
+			close(prepared)
+		}()
+	})
+}
+
+// prepGate is the Session's Dispatcher: tasks go to next once the process
+// is prepared; until then each one first waits (on its own goroutine, so
+// the connection's reader never blocks) for the preparation. Every
+// incoming call may need the libraries: symbol lookups through the
+// process handle, JIT'd C++ code, the unwinder's __register_frame.
+type prepGate struct {
+	next   rt.Dispatcher
+	report func(error)
+}
+
+func (g *prepGate) Dispatch(t *rt.Task) {
+	if preparedFast.Load() {
+		g.next.Dispatch(t)
+		return
 	}
+	startPrepare()
+	g.next.Dispatch(rt.NewTask(func() {
+		<-prepared
+		if prepareErr != nil {
+			g.report(prepareErr)
+		}
+		t.Run()
+	}))
+}
+
+// New builds an executor: a Session and all services, and the bootstrap
+// symbols. The process preparation (PrepareProcess) starts when Serve has
+// sent Setup. Nothing is connected yet.
+func New(opts Options) (*Executor, error) {
 	var pi rt.ProcessInfo
 	if opts.ProcessInfo != nil {
 		pi = *opts.ProcessInfo
@@ -107,7 +177,11 @@ func New(opts Options) (*Executor, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
-	e.s = rt.NewSession(pi, e.runner, e.report)
+	var reportOnce sync.Once
+	gate := &prepGate{next: e.runner, report: func(err error) {
+		reportOnce.Do(func() { e.report(e.s, err) })
+	}}
+	e.s = rt.NewSession(pi, gate, e.report)
 	if err := e.install(); err != nil {
 		e.s.Close()
 		e.runner.Close()
@@ -120,14 +194,16 @@ func New(opts Options) (*Executor, error) {
 
 func (e *Executor) install() error {
 	s, syms := e.s, e.syms
-	s.SetUnknownTargetHandler(entry.CallJITWrapper)
+	// JIT'd wrapper functions see their argument bytes only for the
+	// duration of the native call.
+	s.SetUnknownTargetHandler(entry.CallJITWrapper, rt.BorrowArgs)
 	e.dylibs = dylib.New()
 	steps := []func(*rt.Session, *rt.SymbolTable) error{
 		jitdispatch.Install,
 		e.dylibs.Install,
 		memaccess.Install,
 		entry.Install,
-		ehframe.Install,
+		installEHFrame,
 		gdbjit.Install,
 	}
 	for _, step := range steps {
@@ -146,6 +222,20 @@ func (e *Executor) install() error {
 		if _, err := alloc.RegisterSharedMemoryMapper(s, syms); err != nil {
 			return fmt.Errorf("executor: %w", err)
 		}
+	}
+	return nil
+}
+
+// installEHFrame is ehframe.Install without its ehframe.Init (loading
+// libgcc_s), which PrepareProcess does in the background; the actions
+// call Init themselves anyway.
+func installEHFrame(s *rt.Session, syms *rt.SymbolTable) error {
+	reg, dereg := ehframe.Actions()
+	if err := syms.AddUnique(
+		rt.Symbol{Name: ehframe.RegisterActionName, Addr: s.RegisterWrapper(reg, rt.BorrowArgs)},
+		rt.Symbol{Name: ehframe.DeregisterActionName, Addr: s.RegisterWrapper(dereg, rt.BorrowArgs)},
+	); err != nil {
+		return fmt.Errorf("executor: ehframe: %w", err)
 	}
 	return nil
 }
@@ -196,6 +286,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		return errors.New("executor: Serve after Close")
 	}
 
+	if n := e.opts.MaxProcs; n > 0 && os.Getenv("GOMAXPROCS") == "" {
+		prev := runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(prev)
+	}
 	if e.log.Enabled(ctx, slog.LevelDebug) {
 		conn = newLogConn(conn, e.log, e.names())
 	}
@@ -203,17 +297,24 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		discMu  sync.Mutex
 		discErr error
 	)
+	disconnected := make(chan struct{}) // closed when the connection has ended
+	var discOnce sync.Once
 	e.s.SetOnDisconnect(func(err error) {
 		discMu.Lock()
 		discErr = err
 		discMu.Unlock()
+		discOnce.Do(func() { close(disconnected) })
 		e.s.Shutdown(nil)
 	})
 	ca := simpleremote.New(conn, e.opts.Wire)
 	stop := context.AfterFunc(ctx, func() { e.s.Shutdown(nil) })
 	defer stop()
 	_ = e.s.Attach(ca, e.bi) // a failure is delivered to OnDisconnect too
-	e.s.Wait()
+	startPrepare()           // Setup is out: load the libraries meanwhile
+	if err := e.drain(disconnected); err != nil {
+		_ = native.FflushAll()
+		return err // calls still run in JIT'd code; see Options.DrainTimeout
+	}
 	e.runner.Close()
 	flushErr := native.FflushAll()
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/executor"
 	"github.com/orcgo/orcrt/rt/gdbjit"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
@@ -22,7 +23,13 @@ import (
 // before the specifier (wiretest appends extra arguments after it).
 func withTestFlag(t *testing.T, bin string) string {
 	p := filepath.Join(t.TempDir(), "exec-with-test-flag")
-	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\nexec \""+bin+"\" test-jitloadergdb \"$@\"\n"), 0o755))
+	// Under QEMU (the arm64 job) the script runs bin through the emulator.
+	prog, args := crossexec.Wrap(bin, []string{"test-jitloadergdb"})
+	cmd := "exec"
+	for _, a := range append([]string{prog}, args...) {
+		cmd += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+cmd+" \"$@\"\n"), 0o755))
 	return p
 }
 

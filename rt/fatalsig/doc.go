@@ -7,17 +7,21 @@
 //
 // Linking the package installs, from a C constructor that runs before the
 // Go runtime initializes, SA_SIGINFO|SA_ONSTACK handlers for SIGSEGV,
-// SIGBUS and SIGFPE. The Go runtime keeps them as the handlers to forward
-// to: faults in Go code are still Go's (nil dereferences panic and can be
-// recovered, debug.SetPanicOnFault works), while faults in non-Go code (a
-// cgo call into JIT'd code, or a thread JIT'd code created) reach this
-// package's handler. [Install], called once the program runs, also takes
+// SIGBUS and SIGFPE, and a silent one for SIGPIPE. The Go runtime keeps
+// them as the handlers to forward to: faults in Go code are still Go's
+// (nil dereferences panic and can be recovered, debug.SetPanicOnFault
+// works), while faults in non-Go code (a cgo call into JIT'd code, or a
+// thread JIT'd code created) reach this package's handler. [Install], called once the program runs, also takes
 // SIGILL and SIGTRAP (which the Go runtime never forwards; Go code does
 // not raise them), makes SIGABRT default-fatal — abort() in JIT'd code
 // (for example std::terminate) then kills the process by SIGABRT, as in
-// C — and restores SIGPIPE's default action, so a write to a broken pipe
-// kills the process as it kills a C program, instead of failing with
-// EPIPE.
+// C. A SIGPIPE raised in non-Go code (JIT'd code writing to a broken
+// stdout, on any thread) kills the process silently as it kills a C
+// program; one raised by a write in Go code — the executor writing to a
+// controller that went away — is ignored by the Go runtime, the write
+// fails with EPIPE and the session ends in order ("Broken pipe": in-flight
+// calls finish, services shut down, stdio is flushed). The stock executor
+// dies by SIGPIPE in that case.
 //
 // The handler writes exactly one line, starting with "orcrt-executor: ",
 // to stderr (fd 2, with write(2): async-signal-safe), restores the

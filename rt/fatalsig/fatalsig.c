@@ -100,6 +100,14 @@ int orcrt_fatalsig_default(int sig) {
 
 int orcrt_fatalsig_take(int sig) { return orcrt_fatalsig_install(sig); }
 
+// SIGPIPE in non-Go code — JIT'd code writing to a broken stdout, from a
+// cgo call or from a thread of its own — kills the process silently, as
+// in a C program. The Go runtime forwards only those here: a SIGPIPE
+// raised by a write in Go code (the executor's own writes to a controller
+// that went away) is ignored by the runtime and the write fails with
+// EPIPE, so the session ends in order ("Broken pipe").
+static void orcrt_fatalsig_pipe(int sig) { orcrt_fatalsig_die(sig); }
+
 int orcrt_fatalsig_constructor_ran(void) { return orcrt_fatalsig_ready; }
 
 // Runs before the Go runtime initializes; the runtime records these as
@@ -108,5 +116,11 @@ __attribute__((constructor)) static void orcrt_fatalsig_init(void) {
 	int ok = orcrt_fatalsig_install(SIGSEGV) == 0;
 	ok = (orcrt_fatalsig_install(SIGBUS) == 0) && ok;
 	ok = (orcrt_fatalsig_install(SIGFPE) == 0) && ok;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = orcrt_fatalsig_pipe;
+	sa.sa_flags = SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	ok = (sigaction(SIGPIPE, &sa, NULL) == 0) && ok;
 	orcrt_fatalsig_ready = ok;
 }

@@ -20,15 +20,17 @@ var (
 )
 
 // Install completes the setup the constructor began: the fatal handler
-// for SIGILL and SIGTRAP; SIGABRT made default-fatal (Go's handler
+// for SIGILL and SIGTRAP; and SIGABRT made default-fatal (Go's handler
 // returns for a notified signal, so glibc's abort() goes on to raise it
 // with the default action; a SIGABRT sent by another process is re-raised
-// with the default action too); and SIGPIPE's default action restored, so
-// that a write to a broken pipe or socket — by JIT'd code to its stdout,
-// or by the executor to a controller that went away — kills the process
-// by SIGPIPE as it kills the stock executor (the Go runtime would
-// otherwise ignore it and let the write fail with EPIPE). It must run
-// after the Go runtime started (any time in main). It is idempotent.
+// with the default action too). SIGPIPE needs nothing here: the
+// constructor's handler, to which the Go runtime forwards SIGPIPEs raised
+// in non-Go code, kills the process as a C program dies (JIT'd code
+// writing to a broken stdout), while the executor's own writes to a
+// controller that went away fail with EPIPE and end the session in order
+// (the stock executor dies by SIGPIPE there, skipping its shutdown). It
+// must run after the Go runtime started (any time in main). It is
+// idempotent.
 func Install() error {
 	once.Do(func() {
 		if C.orcrt_fatalsig_constructor_ran() == 0 {
@@ -40,10 +42,6 @@ func Install() error {
 				installErr = fmt.Errorf("fatalsig: installing the %v handler failed", sig)
 				return
 			}
-		}
-		if C.orcrt_fatalsig_default(C.int(syscall.SIGPIPE)) != 0 {
-			installErr = errors.New("fatalsig: restoring the default SIGPIPE action failed")
-			return
 		}
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, syscall.SIGABRT)

@@ -58,7 +58,7 @@ func Install(s *rt.Session, syms *rt.SymbolTable) error {
 	ws := Wrappers()
 	list := make([]rt.Symbol, 0, len(ws))
 	for name, fn := range ws {
-		list = append(list, rt.Symbol{Name: name, Addr: s.RegisterWrapper(fn)})
+		list = append(list, rt.Symbol{Name: name, Addr: s.RegisterWrapper(fn, rt.BorrowArgs)})
 	}
 	if err := syms.AddUnique(list...); err != nil {
 		return fmt.Errorf("memaccess: install: %w", err)

@@ -10,11 +10,70 @@ package native
 #cgo nocallback orcrt_thread_stack_size
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 #include "native.h"
+
+// The wrapper-call fast path, defined here (this file has no //export, so
+// its preamble may define functions) so that it is compiled into cgo's
+// own stub and the stub makes no second C call. It takes two pointers and
+// returns nothing, the cheapest shape of cgo call with arguments (no
+// result copied back through the argument frame): the function address,
+// the argument length and dst's capacity come in the first 24 bytes of
+// dst, and the outcome goes out in dst — the result bytes from dst[0],
+// and one word at dst[cap-8:cap]: their number, or flags (see the Go
+// side). cap >= ORCRT_FRAME_MIN.
+#define ORCRT_FRAME_MIN 32
+#define ORCRT_R_OOB ((uint64_t)1 << 63) // an out-of-band error
+#define ORCRT_R_PTR ((uint64_t)1 << 62) // a pointer to a malloc'd buffer is in dst[0:8]
+
+static const char orcrt_no_args_fast[1];
+
+static inline void orcrt_call_wrapper_frame(const char *args, char *dst) {
+	uintptr_t fn;
+	size_t n, cap;
+	memcpy(&fn, dst, sizeof fn);
+	memcpy(&n, dst + 8, sizeof n);
+	memcpy(&cap, dst + 16, sizeof cap);
+	if (args == NULL) {
+		args = orcrt_no_args_fast;
+	}
+#if defined(__aarch64__)
+	__asm__ __volatile__("isb" ::: "memory"); // see orcrt_isb in native.c
+#endif
+	orcrt_CWrapperFunctionBuffer r = ((orcrt_CWrapperFunctionBuffer(*)(const char *, size_t))fn)(args, n);
+	size_t size = r.Size, room = cap - 8;
+	char *p = r.Data.ValuePtr;
+	uint64_t w;
+	if (size - 1 < sizeof(char *)) { // 1..8: inline, one 8-byte store
+		memcpy(dst, r.Data.Value, sizeof(char *));
+		w = size;
+	} else if (size == 0 && p == NULL) { // empty
+		w = 0;
+	} else if (size == 0) { // out-of-band error: a NUL-terminated message
+		size_t m = strlen(p);
+		if (m <= room) {
+			memcpy(dst, p, m);
+			free(p);
+			w = ORCRT_R_OOB | m;
+		} else {
+			memcpy(dst, &p, sizeof p);
+			w = ORCRT_R_OOB | ORCRT_R_PTR;
+		}
+	} else if (size <= room) {
+		memcpy(dst, p, size);
+		free(p);
+		w = size;
+	} else {
+		memcpy(dst, &p, sizeof p);
+		w = size < ORCRT_R_PTR ? (ORCRT_R_PTR | size) : (ORCRT_R_OOB | ORCRT_R_PTR | 1); // the latter: no such buffer can exist
+	}
+	memcpy(dst + cap - 8, &w, sizeof w);
+}
 */
 import "C"
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -62,13 +121,47 @@ func (e *OOBError) Error() string { return e.Msg }
 // malloc'd buffer in the same call); it does not allocate then. A larger
 // result is copied after a growth of dst and freed with a second
 // transition — pass dst with enough spare capacity (e.g. reuse the
-// returned slice) to avoid that.
+// returned slice) to avoid that. With at least 32 bytes of spare
+// capacity the call takes the fast path: a two-pointer cgo call that
+// returns nothing, the call's frame and outcome passed in dst — cheaper
+// than five arguments and cgo's 16-byte struct return (see
+// bench/membench, BenchmarkNativeCall); results may then use up to
+// cap(dst)-len(dst)-8 bytes of dst without a second transition.
 //
 // The call holds the calling goroutine's OS thread until fn returns and
 // runs on that thread's C stack; fn may call back into Go (for example
 // through jit-dispatch). A fault inside fn crashes the process. On arm64
 // an ISB precedes the call (see package arch/arm64).
 func CallWrapper(fn uintptr, args, dst []byte) ([]byte, error) {
+	l := len(dst)
+	spare := dst[l:cap(dst)]
+	if fn == 0 || len(spare) < frameMin {
+		return callWrapperSlow(fn, args, dst)
+	}
+	// The fast path: the call's frame and outcome travel in dst's spare
+	// capacity (see orcrt_call_wrapper_frame). Both pointers are cgo
+	// arguments, so args and dst escape to the heap: neither can move
+	// while JIT'd code calls back into Go and grows this goroutine's
+	// stack, and the C side writes dst after the call.
+	var ap *C.char
+	if len(args) > 0 {
+		ap = (*C.char)(unsafe.Pointer(&args[0]))
+	}
+	binary.NativeEndian.PutUint64(spare[0:], uint64(fn))
+	binary.NativeEndian.PutUint64(spare[8:], uint64(len(args)))
+	binary.NativeEndian.PutUint64(spare[16:], uint64(len(spare)))
+	C.orcrt_call_wrapper_frame(ap, (*C.char)(unsafe.Pointer(&spare[0])))
+	r := binary.NativeEndian.Uint64(spare[len(spare)-8:])
+	if r < resPtr { // r bytes of result (0: empty) are in spare
+		return dst[:l+int(r)], nil
+	}
+	return wrapperResultDst(r, dst, spare)
+}
+
+// callWrapperSlow is CallWrapper for a null function or less than
+// frameMin bytes of spare capacity: the callee's 16-byte result comes
+// back through cgo's argument frame.
+func callWrapperSlow(fn uintptr, args, dst []byte) ([]byte, error) {
 	if fn == 0 {
 		return dst, ErrNilFunction
 	}
@@ -81,14 +174,38 @@ func CallWrapper(fn uintptr, args, dst []byte) ([]byte, error) {
 		dp = (*C.char)(unsafe.Pointer(&spare[0]))
 	}
 	r := C.orcrt_call_wrapper(C.uintptr_t(fn), ap, C.size_t(len(args)), dp, C.size_t(len(spare)))
-	if n := uint64(r.Size); n-1 < InlineMax { // fast path: 1..8 bytes inline
-		if l := len(dst); len(spare) >= InlineMax {
-			*(*[InlineMax]byte)(dst[l : l+InlineMax]) = r.Data // one 8-byte store
-			return dst[:l+int(n)], nil
-		}
+	if n := uint64(r.Size); n-1 < InlineMax { // 1..8 bytes inline
 		return append(dst, r.Data[:n]...), nil
 	}
 	return wrapperResultSlow(r, dst, spare)
+}
+
+// The fast path's frame: its minimum size (ORCRT_FRAME_MIN) and the flags
+// of its outcome word.
+const (
+	frameMin = 32
+	resOOB   = uint64(1) << 63 // an out-of-band error
+	resPtr   = uint64(1) << 62 // a malloc'd buffer's address is in spare[0:8]
+)
+
+// wrapperResultDst decodes the fast path's outcome words other than "r
+// bytes in spare".
+func wrapperResultDst(r uint64, dst, spare []byte) ([]byte, error) {
+	p := ptr(uintptr(binary.NativeEndian.Uint64(spare[:8])))
+	switch {
+	case r&resPtr == 0: // the message is in spare
+		return dst, &OOBError{Msg: string(spare[:r&^resOOB])}
+	case r == resOOB|resPtr:
+		msg := C.GoString((*C.char)(p))
+		C.free(p)
+		return dst, &OOBError{Msg: msg}
+	case r&resOOB != 0:
+		return dst, errors.New("native: wrapper function returned an impossible result size")
+	}
+	n := r &^ resPtr
+	dst = append(dst, unsafe.Slice((*byte)(p), n)...)
+	C.free(p)
+	return dst, nil
 }
 
 // wrapperResultSlow decodes every result state but inline.

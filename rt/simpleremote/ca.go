@@ -61,6 +61,8 @@ type CA struct {
 	opts Options
 	rd   *Reader
 	wr   *Writer
+	pool payloadPool    // CallWrapper payloads lent to the Session
+	rel  rt.ReleaseFunc // pool.put, bound once
 
 	state atomic.Int32 // also read without mu on the result path
 
@@ -88,7 +90,7 @@ func New(conn Conn, opts *Options) *CA {
 	if o.HangupTimeout == 0 {
 		o.HangupTimeout = DefaultHangupTimeout
 	}
-	return &CA{
+	ca := &CA{
 		conn:    conn,
 		opts:    o,
 		rd:      NewReader(conn, o.MaxMessageSize, o.ReadBufferSize),
@@ -96,6 +98,9 @@ func New(conn Conn, opts *Options) *CA {
 		pending: map[uint64]*rt.PendingCall{},
 		done:    make(chan struct{}),
 	}
+	ca.rd.pool = &ca.pool
+	ca.rel = ca.pool.put
+	return ca
 }
 
 // Connect implements rt.ControllerAccess: it sends Setup (SeqNo 0,
@@ -149,7 +154,7 @@ loop:
 		}
 		switch hdr.Op {
 		case OpCallWrapper:
-			ca.h.HandleWrapperCall(hdr.Tag, payload, hdr.SeqNo)
+			ca.h.HandleWrapperCallReleasing(hdr.Tag, payload, hdr.SeqNo, ca.rel)
 		case OpResult:
 			// TagAddr is not checked, as in the stock executor.
 			ca.mu.Lock()

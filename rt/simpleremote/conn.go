@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -60,12 +61,31 @@ func adoptFDs(in, out int, inText, outText string) (*FileConn, error) {
 			return nil, fmt.Errorf("simpleremote: adopting file descriptor %d: set non-blocking: %w", fd, err)
 		}
 	}
+	growPipe(in)
 	inF := os.NewFile(uintptr(in), "simpleremote-in")
 	outF := inF
 	if out != in {
 		outF = os.NewFile(uintptr(out), "simpleremote-out")
 	}
 	return NewFileConn(inF, outF), nil
+}
+
+// inputPipeSize is the capacity AdoptFDs gives an input pipe: a 1 MiB
+// message (an initialize request carrying a large graph's content, a
+// mem_write_buffers) then crosses in one or two reads instead of sixteen
+// 64 KiB ones, each a wake-up of both processes. It is Linux's default
+// /proc/sys/fs/pipe-max-size, so it needs no privilege; the kernel
+// allocates the pages only as data is queued.
+const inputPipeSize = 1 << 20
+
+// growPipe enlarges fd's pipe buffer to inputPipeSize, if fd is a pipe.
+// Best effort: F_SETPIPE_SZ fails on anything else, or beyond the
+// caller's pipe-buffer quota, and the pipe then keeps its size.
+func growPipe(fd int) {
+	const fSetPipeSz = 1031 // F_SETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 7)
+	if runtime.GOOS == "linux" {
+		_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), fSetPipeSz, inputPipeSize)
+	}
 }
 
 // checkFD reports whether fd is an open descriptor.

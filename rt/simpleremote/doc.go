@@ -93,15 +93,27 @@
 //
 // # Ownership
 //
-// A payload handed to the Session (wrapper arguments, controller-call
-// results) is a fresh slice that the CA never touches again; the Session
-// and wrapper functions may keep it. Result bytes and controller-call
-// arguments passed to the CA are only read while being sent. The Reader
+// A payload handed to the Session as a controller-call result is a fresh
+// slice that the CA never touches again. Wrapper-call arguments are lent
+// with rt.SessionHandle.HandleWrapperCallReleasing: when the target only
+// borrows them (rt.BorrowArgs: the bootstrap wrappers, JIT'd wrapper
+// calls) the Session gives the buffer back once the call is over, and the
+// CA's Reader reuses it for a later payload of a similar size (size
+// classes of at most 25% slack, 16 MiB per connection at most, buffers up
+// to 8 MiB; see pool.go) — which is what makes a 1 MiB
+// mem_write_buffers cost a copy, not a fresh 1 MiB allocation and its
+// garbage collection. An owning target keeps its buffer, as before.
+// Result bytes and controller-call arguments passed to the CA are only
+// read while being sent (SendWrapperResult returns after the write). The
+// pool only ever holds buffers allocated for payloads that fully
+// arrived; a payload never gets a pooled buffer larger than its class.
+// The Reader
 // never sizes an allocation from an untrusted length: a payload's buffer
 // starts at most 64 KiB beyond the bytes already received and grows only
 // when every allocated byte has arrived, to at most max(4 × received,
-// received + 1 MiB). A header claiming 900 MiB followed by end-of-file
-// costs 64 KiB. MsgSize is also bounded (Options.MaxMessageSize, 1 GiB by
+// received + 1 MiB) — 25% more when a CA's Reader rounds the final buffer
+// up to its pool size class. A header claiming 900 MiB followed by
+// end-of-file costs 64 KiB. MsgSize is also bounded (Options.MaxMessageSize, 1 GiB by
 // default).
 //
 // # LLVM 22 compatibility rules
@@ -136,6 +148,10 @@
 //     closes, which hangs TCP sessions, protocol.md §8).
 //   - Every message is one write system call (22 writes header and payload
 //     separately) and TCP_NODELAY is set: no Nagle stalls.
+//   - An adopted input pipe (filedescs=) is enlarged to 1 MiB
+//     (F_SETPIPE_SZ, best effort; the default maximum for unprivileged
+//     processes), so large messages cross in a few system calls rather
+//     than one per 64 KiB; the stock leaves the pipe at 64 KiB.
 //   - MsgSize is bounded (default 1 GiB, "Message size N exceeds the limit
 //     of M bytes"); the stock allocates whatever the header claims.
 //   - Opcodes are compared as 64-bit values: 0x103 is "Unexpected opcode"

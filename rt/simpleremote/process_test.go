@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
@@ -165,7 +166,7 @@ func TestProcessFatalInputs(t *testing.T) {
 func TestProcessUsage(t *testing.T) {
 	stock := haveStock(t)
 	run := func(path string, env []string, args ...string) (int, string) {
-		cmd := exec.Command(path, args...)
+		cmd := crossexec.Command(path, args...) // via QEMU under the arm64 job
 		cmd.Env = append(os.Environ(), env...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -213,7 +214,7 @@ func TestProcessUsage(t *testing.T) {
 // TestProcessListen: listen=127.0.0.1:0 mode with a real process: accept
 // one TCP connection, run a session, end on the controller's EOF.
 func TestProcessListen(t *testing.T) {
-	cmd := exec.Command(self(t), "listen=127.0.0.1:0")
+	cmd := crossexec.Command(self(t), "listen=127.0.0.1:0")
 	cmd.Env = append(os.Environ(), execEnv+"=1", "ORCRT_TEST_PRINT_ADDR=1")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)

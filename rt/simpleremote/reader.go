@@ -49,7 +49,8 @@ type Reader struct {
 	buf    []byte
 	lo, hi int // buffered, unconsumed bytes are buf[lo:hi]
 	max    uint64
-	err    error // sticky
+	err    error        // sticky
+	pool   *payloadPool // the CA's recycled payload buffers, or nil
 }
 
 // NewReader returns a Reader over r. maxMsgSize bounds MsgSize (0 means
@@ -72,8 +73,10 @@ func NewReader(r io.Reader, maxMsgSize uint64, bufSize int) *Reader {
 func (r *Reader) MaxMessageSize() uint64 { return r.max }
 
 // ReadMsg reads the next message. The payload is a fresh slice owned by
-// the caller (nil when empty); the Reader never touches it again. After
-// an error every later call returns the same error.
+// the caller (nil when empty); the Reader never touches it again. (A
+// CA's Reader may instead return a buffer its pool recycled: one that a
+// borrowing wrapper call gave back, which nothing else can see any
+// more.) After an error every later call returns the same error.
 func (r *Reader) ReadMsg() (Header, []byte, error) {
 	if r.err != nil {
 		return Header{}, nil, r.err
@@ -152,25 +155,38 @@ func (r *Reader) readErr(err error, clean bool) error {
 	return &IOError{Op: "read", Err: err}
 }
 
-// readPayload reads an n-byte payload into a fresh slice. Buffered bytes
-// are copied; the rest is read straight into the payload when it is
-// large, through the read-ahead buffer when it is small (so the next
-// header usually arrives with it).
+// readPayload reads an n-byte payload into a fresh slice, or into a
+// recycled one from the pool. Buffered bytes are copied; the rest is read
+// straight into the payload when it is large, through the read-ahead
+// buffer when it is small (so the next header usually arrives with it).
+//
+// A fresh buffer that will hold the whole payload is rounded up to its
+// pool size class when there is a pool (at most 25% more), so that it
+// serves the next payload of that size once released.
 func (r *Reader) readPayload(n int) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	if avail := r.hi - r.lo; avail >= n {
-		p := make([]byte, n)
+	var p []byte
+	if r.pool != nil {
+		p = r.pool.get(n) // cap >= n: already allocated, so no untrusted sizing
+	}
+	avail := r.hi - r.lo
+	if avail >= n {
+		if p == nil {
+			p = make([]byte, n, r.roundCap(n))
+		}
+		p = p[:n]
 		copy(p, r.buf[r.lo:])
 		r.lo += n
 		return p, nil
 	}
 	// The payload is not all here: its size is only a claim, so allocate
 	// what has arrived plus a bounded amount, and grow as bytes arrive.
-	avail := r.hi - r.lo
-	p := make([]byte, avail, min(n, max(avail, payloadEager)))
-	copy(p, r.buf[r.lo:r.hi])
+	if p == nil {
+		p = make([]byte, 0, r.growCap(n, max(avail, payloadEager)))
+	}
+	p = append(p[:0], r.buf[r.lo:r.hi]...)
 	r.lo, r.hi = 0, 0
 	empty := 0
 	for len(p) < n {
@@ -181,7 +197,7 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 				return nil, err
 			}
 			if cap(p) < n {
-				np := make([]byte, len(p), n)
+				np := make([]byte, len(p), r.roundCap(n))
 				copy(np, p)
 				p = np
 			}
@@ -190,12 +206,13 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 			break
 		}
 		if len(p) == cap(p) {
-			np := make([]byte, len(p), min(n, max(cap(p)*payloadGrowth, len(p)+payloadSlack)))
+			np := make([]byte, len(p), r.growCap(n, max(cap(p)*payloadGrowth, len(p)+payloadSlack)))
 			copy(np, p)
 			p = np
 		}
-		m, err := r.r.Read(p[len(p):cap(p)])
-		if m < 0 || m > cap(p)-len(p) {
+		room := p[len(p):min(n, cap(p))] // never past this payload
+		m, err := r.r.Read(room)
+		if m < 0 || m > len(room) {
 			return nil, &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
 		}
 		p = p[:len(p)+m]
@@ -212,4 +229,22 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 		}
 	}
 	return p, nil
+}
+
+// growCap is the capacity of a payload buffer allowed to grow to bound
+// bytes: min(n, bound), rounded up to its pool class when it is the final
+// size (so at most 1.25 × bound).
+func (r *Reader) growCap(n, bound int) int {
+	if bound < n {
+		return bound
+	}
+	return r.roundCap(n)
+}
+
+// roundCap is the capacity of a buffer for a whole n-byte payload.
+func (r *Reader) roundCap(n int) int {
+	if r.pool == nil {
+		return n
+	}
+	return poolRound(n)
 }

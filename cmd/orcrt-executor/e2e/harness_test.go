@@ -21,14 +21,19 @@ import (
 )
 
 const (
-	llvmBin       = "/usr/lib/llvm-22/bin"
-	llvmJITLink   = llvmBin + "/llvm-jitlink"
+	llvmBin     = "/usr/lib/llvm-22/bin"
+	llvmJITLink = llvmBin + "/llvm-jitlink"
+	caseTimeout = 90 * time.Second
+
+	prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
+)
+
+// The target's stock executor, ORC runtime and libstdc++ directory
+// (setupTarget changes them for aarch64; see target_test.go).
+var (
 	stockExecutor = llvmBin + "/llvm-jitlink-executor"
 	orcRuntime    = "/usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a"
 	gccLibDir     = "/usr/lib/gcc/x86_64-linux-gnu/12"
-	caseTimeout   = 90 * time.Second
-
-	prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
 )
 
 var (
@@ -42,6 +47,16 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	if runtime.GOARCH != "amd64" {
+		// Cross-built (the unit tests under QEMU): the suite drives the
+		// host's llvm-jitlink from an amd64 test binary, also for arm64
+		// executors (ORCRT_E2E_TARGET=aarch64); requireLLVM skips.
+		return m.Run()
+	}
+	if err := setupTarget(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
 	// Become a child subreaper so that executors orphaned by llvm-jitlink
 	// (which never waits for its child) are reparented to us and can be
 	// reaped and checked (see reapGroup).
@@ -49,7 +64,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e: prctl(PR_SET_CHILD_SUBREAPER):", errno)
 		return 1
 	}
-	for _, tool := range []string{llvmJITLink, stockExecutor, "clang-22", "clang++-22", orcRuntime} {
+	for _, tool := range append([]string{llvmJITLink, stockExecutor, "clang-22", "clang++-22", orcRuntime}, targetTools()...) {
 		if _, err := exec.LookPath(tool); err != nil {
 			if _, serr := os.Stat(tool); serr != nil {
 				llvmMissing = fmt.Sprintf("%s not found (install Debian's llvm-22 clang-22 libclang-rt-22-dev; .ci/deps.sh does it)", tool)
@@ -79,11 +94,16 @@ func runMain(m *testing.M) int {
 	if orcrtExecutor == "" {
 		orcrtExecutor = filepath.Join(tmp, "orcrt-executor")
 		build := exec.Command("go", "build", "-o", orcrtExecutor, "github.com/orcgo/orcrt/cmd/orcrt-executor")
+		build.Env = targetBuildEnv()
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e: building orcrt-executor:", err)
 			return 1
 		}
+	}
+	if err := wrapExecutors(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
 	}
 	return m.Run()
 }
@@ -94,7 +114,7 @@ func requireLLVM(t testing.TB) {
 		t.Skip(llvmMissing)
 	}
 	if runtime.GOARCH != "amd64" {
-		t.Skip("the e2e suite drives an x86-64 llvm-jitlink; see the arm64 suite for aarch64")
+		t.Skip("the e2e suite drives the host's x86-64 llvm-jitlink from an amd64 test binary; for arm64 executors run it there with ORCRT_E2E_TARGET=aarch64 (make arm64-e2e)")
 	}
 }
 
@@ -136,7 +156,7 @@ func compile(t testing.TB, flags []string, srcs ...string) string {
 			cc = "clang++-22"
 		}
 		r.path = filepath.Join(objDir, base+"-"+strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".o")
-		args := append([]string{"-c", "-fPIC"}, flags...)
+		args := append(append([]string{"-c", "-fPIC"}, targetCFlags...), flags...)
 		args = append(args, src, "-o", r.path)
 		r.err = run(exec.Command(cc, args...))
 	})
@@ -159,7 +179,7 @@ func sharedLib(t testing.TB, name, src string) string {
 			return
 		}
 		r.path = filepath.Join(dir, "lib"+name+".so")
-		r.err = run(exec.Command("clang-22", "-shared", "-fPIC", "-O1", "-o", r.path, filepath.Join("testdata", src)))
+		r.err = run(exec.Command("clang-22", append(append([]string{}, targetCFlags...), "-shared", "-fPIC", "-O1", "-o", r.path, filepath.Join("testdata", src))...))
 	})
 	if r.err != nil {
 		t.Fatalf("building lib%s.so: %v", name, r.err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,11 +98,17 @@ func (h *Harness) CallName(name string, args []byte) rt.WrapperResult {
 }
 
 // BuildSharedObject compiles C source into a shared object in a temporary
-// directory of t and returns its path. It skips t if no C compiler is
+// directory of t and returns its path. It uses $CC, the compiler cgo
+// builds with (aarch64-linux-gnu-gcc when the tests are cross-built for
+// arm64 and run under QEMU), or cc. It skips t if no C compiler is
 // installed.
 func BuildSharedObject(t testing.TB, name, src string) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
+	ccArgs := strings.Fields(os.Getenv("CC"))
+	if len(ccArgs) == 0 {
+		ccArgs = []string{"cc"}
+	}
+	cc, err := exec.LookPath(ccArgs[0])
 	if err != nil {
 		t.Skip("no C compiler:", err)
 	}
@@ -111,7 +118,7 @@ func BuildSharedObject(t testing.TB, name, src string) string {
 		t.Fatal(err)
 	}
 	so := filepath.Join(dir, "lib"+name+".so")
-	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-pthread", "-o", so, cfile).CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, append(ccArgs[1:], "-shared", "-fPIC", "-O1", "-pthread", "-o", so, cfile)...).CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", so, err, out)
 	}
 	return so

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/orcgo/orcrt/internal/crossexec"
 )
 
 // ExecOptions configure StartExecutor. The zero value starts the
@@ -121,9 +123,12 @@ func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 	extra[o.OutFD-3] = childOut
 
 	e := &Executor{}
+	// Under user-mode emulation (the arm64 CI job) an executor built for
+	// this GOARCH is started through the emulator; natively, unchanged.
+	prog, argv := crossexec.Wrap(path, append([]string{fmt.Sprintf("filedescs=%d,%d", o.InFD, o.OutFD)}, o.Args...))
 	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        append([]string{path, fmt.Sprintf("filedescs=%d,%d", o.InFD, o.OutFD)}, o.Args...),
+		Path:        prog,
+		Args:        append([]string{prog}, argv...),
 		Env:         append(os.Environ(), o.Env...),
 		Dir:         o.Dir,
 		Stdin:       os.Stdin,

@@ -11,7 +11,13 @@ package crashers
 #include <unistd.h>
 
 static void segv(void) { volatile int *p = (int *)16; *p = 1; }
-static void ill(void) { __builtin_trap(); }
+static void ill(void) {
+#if defined(__aarch64__)
+	__asm__ __volatile__("udf #0"); // __builtin_trap is BRK there: SIGTRAP
+#else
+	__builtin_trap(); // ud2
+#endif
+}
 static void trap(void) {
 #if defined(__x86_64__)
 	__asm__ __volatile__("int3");

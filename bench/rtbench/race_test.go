@@ -1,0 +1,5 @@
+//go:build race
+
+package rtbench
+
+const raceEnabled = true

@@ -1,0 +1,543 @@
+//go:build cgo && linux
+
+package executorfuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/rt/dylib"
+	"github.com/orcgo/orcrt/rt/ehframe"
+	"github.com/orcgo/orcrt/rt/executor"
+	"github.com/orcgo/orcrt/rt/gdbjit"
+	"github.com/orcgo/orcrt/rt/memaccess"
+	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// Harness limits.
+const (
+	// maxMsg is the executor's MsgSize limit in the harness (the default
+	// is 1 GiB): far above the allocation limit, so a reader that
+	// allocated a claimed size fails the allocation check.
+	maxMsg = 64 << 20
+	// endTimeout bounds one input's session; a hang is a hang.
+	endTimeout = 15 * time.Second
+	// Heap bytes one input may allocate: allocPerByte per input byte plus
+	// allocSlack for the Executor (Session, services, tables, goroutines).
+	allocPerByte = 64
+	allocSlack   = 8 << 20
+	// The harness reserves nReserved regions of reservedSize before
+	// serving, for kindReserve placeholders.
+	nReserved    = 2
+	reservedSize = 64 << 10
+)
+
+var chunkSizes = [8]int{1, 7, 32, 33, 100, 4096, 65536, 1 << 20}
+
+// mode is the first input byte.
+type mode struct {
+	chunk  int  // bytes per Read
+	hold   bool // at the end of input, stay silent (no EOF): the executor disconnects locally
+	detach bool // disconnect locally right away, racing the input
+}
+
+func parseMode(b byte) mode {
+	return mode{chunk: chunkSizes[b&7], hold: b&0x80 != 0, detach: b&0x40 != 0}
+}
+
+// memConn is the executor's end of an in-memory connection: Read serves
+// the input in chunks, Write collects the output.
+type memConn struct {
+	in      []byte
+	chunk   int
+	hold    bool
+	drained chan struct{} // closed when hold mode reaches the end
+	closed  chan struct{}
+	once    sync.Once
+	dOnce   sync.Once
+
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func newMemConn(in []byte, m mode) *memConn {
+	return &memConn{in: in, chunk: m.chunk, hold: m.hold, drained: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (c *memConn) Read(p []byte) (int, error) {
+	select {
+	case <-c.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	if len(c.in) == 0 {
+		if !c.hold {
+			return 0, io.EOF
+		}
+		c.dOnce.Do(func() { close(c.drained) })
+		<-c.closed
+		return 0, net.ErrClosed
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.in)
+	c.in = c.in[n:]
+	return n, nil
+}
+
+func (c *memConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.closed:
+		return 0, net.ErrClosed
+	default:
+	}
+	return c.out.Write(p)
+}
+
+func (c *memConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *memConn) output() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.out.Bytes())
+}
+
+// transform rewrites the framed part of a controller stream for the
+// world: CallWrapper targets through codeAddr, payloads of calls through
+// sanitizeArgs. Frames keep their order; sizes are fixed up when a
+// payload changes length. The first frame that cannot be parsed, and
+// everything after it, is passed on unchanged (the reader must refuse it).
+func (w *world) transform(b []byte) []byte {
+	var out []byte
+	for len(b) >= simpleremote.HeaderSize {
+		h := simpleremote.ParseHeader(b)
+		if h.Size < simpleremote.HeaderSize || h.Size > uint64(len(b)) {
+			break
+		}
+		payload, rest := b[simpleremote.HeaderSize:h.Size], b[h.Size:]
+		if h.Op == simpleremote.OpCallWrapper {
+			h.Tag = w.codeAddr(uint64(h.Tag))
+			payload = w.sanitizeArgs(w.byAddr[h.Tag], payload)
+			h.Size = simpleremote.HeaderSize + uint64(len(payload))
+		}
+		var hdr [simpleremote.HeaderSize]byte
+		simpleremote.PutHeader(hdr[:], h)
+		out = append(append(out, hdr[:]...), payload...)
+		b = rest
+	}
+	return append(out, b...)
+}
+
+// outcome of one input.
+type outcome struct {
+	err       error // Serve's result
+	out       []byte
+	allocated uint64
+	local     bool // the harness disconnected locally (Hangup allowed)
+}
+
+// newExecutor builds an executor as orcrt-executor does, with the
+// harness's wire limits, and its world (reserving the placeholder
+// regions).
+func newExecutor(tb testing.TB) (*executor.Executor, *world) {
+	ex, err := executor.New(executor.Options{Wire: &simpleremote.Options{
+		MaxMessageSize: maxMsg, ReadBufferSize: 4096, HangupTimeout: time.Second,
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := newWorld(ex)
+	for range nReserved {
+		a, err := ex.MemoryManager().Reserve(reservedSize)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w.reserved = append(w.reserved, a)
+	}
+	return ex, w
+}
+
+func runSession(tb testing.TB, data []byte) outcome {
+	var m mode
+	if len(data) > 0 {
+		m, data = parseMode(data[0]), data[1:]
+	}
+	before := heapAllocs()
+	ex, w := newExecutor(tb)
+	in := w.transform(data)
+	conn := newMemConn(in, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- ex.Serve(ctx, conn) }()
+	var o outcome
+	if m.detach {
+		cancel()
+		o.local = true
+	}
+	select {
+	case o.err = <-errc:
+	case <-conn.drained:
+		// Every frame was read and none ended the session: each call must
+		// be answered (a call that never is, is a hang), then the harness
+		// disconnects locally.
+		calls := countFrames(in, simpleremote.OpCallWrapper)
+		deadline := time.Now().Add(endTimeout)
+		for !m.detach && countFrames(conn.output(), simpleremote.OpResult) < calls {
+			if time.Now().After(deadline) {
+				tb.Fatalf("%d of %d calls unanswered after %v (mode %+v)", calls-countFrames(conn.output(), simpleremote.OpResult), calls, endTimeout, m)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		o.local = true
+		select {
+		case o.err = <-errc:
+		case <-time.After(endTimeout):
+			tb.Fatalf("Serve did not return within %v after a local disconnect (mode %+v)", endTimeout, m)
+		}
+	case <-time.After(endTimeout):
+		tb.Fatalf("Serve did not return within %v (mode %+v)", endTimeout, m)
+	}
+	ex.Close()
+	o.out = conn.output()
+	o.allocated = heapAllocs() - before
+	return o
+}
+
+// watchdog crashes the process with every goroutine's stack if the
+// returned stop function is not called within d: a hang anywhere (also
+// where the harness has no timeout of its own, such as shutdown) becomes
+// a crash, which the fuzzing engine records with its input.
+func watchdog(d time.Duration) (stop func()) {
+	t := time.AfterFunc(d, func() {
+		buf := make([]byte, 8<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("executorfuzz: input still running after %v (hang)\n%s", d, buf))
+	})
+	return func() { t.Stop() }
+}
+
+// countFrames counts the well-formed messages with opcode op at the
+// start of a stream.
+func countFrames(b []byte, op simpleremote.Opcode) int {
+	n := 0
+	for len(b) >= simpleremote.HeaderSize {
+		h := simpleremote.ParseHeader(b)
+		if h.Size < simpleremote.HeaderSize || h.Size > uint64(len(b)) {
+			break
+		}
+		if h.Op == op {
+			n++
+		}
+		b = b[h.Size:]
+	}
+	return n
+}
+
+func allocLimit(data []byte) uint64 { return uint64(allocPerByte*len(data) + allocSlack) }
+
+// isStockError reports whether err is one of the wire layer's terminal
+// errors (the stock executor's messages, or orcrt's size limit).
+func isStockError(err error) bool {
+	var pe *simpleremote.ProtocolError
+	var nc *simpleremote.NoCallError
+	var tl *simpleremote.MessageTooLargeError
+	return errors.As(err, &pe) || errors.As(err, &nc) || errors.As(err, &tl)
+}
+
+func check(t *testing.T, data []byte, o outcome) {
+	t.Helper()
+	// Serve's error joins the terminal error with what services reported
+	// while shutting down (for example a dealloc action the input
+	// registered failing at the final release). None may be a panic, and
+	// at most one may be a wire error.
+	var errs []error
+	if j, ok := o.err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if o.err != nil {
+		errs = []error{o.err}
+	}
+	wire := 0
+	for _, e := range errs {
+		if strings.Contains(e.Error(), "panic") {
+			t.Fatalf("Serve: %v", e)
+		}
+		if isStockError(e) {
+			wire++
+		}
+	}
+	if wire > 1 {
+		t.Fatalf("Serve reported %d terminal errors: %v", wire, o.err)
+	}
+	if limit := allocLimit(data); o.allocated > limit {
+		t.Fatalf("allocated %d bytes for a %d-byte input (limit %d)", o.allocated, len(data), limit)
+	}
+	checkOutput(t, o)
+}
+
+// checkOutput verifies the executor's output stream: Setup first, then
+// Results (TagAddr 0) and Hangup only after a local disconnect, and
+// nothing after a Hangup. (Results echo the controller's sequence
+// numbers, which the input may reuse; the executor makes no calls of its
+// own here, nothing in the harness jit-dispatches.)
+func checkOutput(t *testing.T, o outcome) {
+	t.Helper()
+	if len(o.out) == 0 && o.local {
+		return // detached before attaching: nothing was ever sent
+	}
+	r := simpleremote.NewReader(bytes.NewReader(o.out), math.MaxUint64, 0)
+	h, p, err := r.ReadMsg()
+	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
+		t.Fatalf("first output message: %v, %v", h, err)
+	}
+	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
+		t.Fatalf("Setup payload: %v", err)
+	}
+	hungUp := false
+	for {
+		h, p, err := r.ReadMsg()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			// Teardown may cut a message written as header then payload
+			// (over 64 KiB, the non-vectored path).
+			if errors.Is(err, simpleremote.ErrUnexpectedEOF) && h.Size > 64<<10 {
+				return
+			}
+			t.Fatalf("output stream: %v (after %v)", err, h)
+		}
+		if hungUp {
+			t.Fatalf("%v after Hangup", h)
+		}
+		switch h.Op {
+		case simpleremote.OpResult:
+			if h.Tag != 0 {
+				t.Fatalf("Result with TagAddr %#x", uint64(h.Tag))
+			}
+		case simpleremote.OpHangup:
+			if !o.local {
+				t.Fatalf("Hangup without a local disconnect")
+			}
+			if !bytes.Equal(p, []byte{0}) {
+				t.Fatalf("Hangup payload %x", p)
+			}
+			hungUp = true
+		default:
+			t.Fatalf("executor sent %v", h)
+		}
+	}
+}
+
+// seedWorld is a world with the names only (placeholders are resolved
+// per input, against each input's own executor).
+func seedWorld(tb testing.TB) *world {
+	ex, w := newExecutor(tb)
+	ex.Close()
+	w.reserved = nil
+	return w
+}
+
+func addExecutorSeeds(f *testing.F) {
+	w := seedWorld(f)
+	sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+	call := func(seq uint64, name string, args []byte) []byte {
+		return wiretest.CallFrame(seq, sym(name), args)
+	}
+	mm := sym(alloc.MemoryManagerInstanceName)
+	sm := sym(alloc.SharedMapperInstanceName)
+	dl := sym(dylib.InstanceName)
+	res0 := addrPh(phRes(0, 0))
+	res1 := addrPh(phRes(1, 0x1000))
+	gdb := sps.WrapperCall{Fn: sym(gdbjit.RegisterActionName), Args: sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010}, false)}
+	dereg := sps.WrapperCall{Fn: sym(ehframe.DeregisterActionName), Args: sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: res0, End: res0 + 16})}
+	session := cat(
+		call(0, alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 0x3000)),
+		call(1, alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{
+				{Group: sps.Read | sps.Write, Addr: res0, Size: 0x1000, Content: []byte("data")},
+				{Group: sps.Read | sps.Exec, Addr: res0 + 0x1000, Size: 0x1000, Content: []byte{0xc3}},
+			},
+			Actions: []sps.ActionPair{{Finalize: gdb, Dealloc: dereg}, {Finalize: sps.WrapperCall{Fn: 0x7777_0000_0000, Args: []byte{}}}},
+		})),
+		call(2, alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read, Addr: res1, Size: 0x100}},
+			Actions:  []sps.ActionPair{{Dealloc: gdb}},
+		})),
+		call(3, alloc.MemoryManagerDeinitializeName, sps.MemoryManagerDeinitialize.AppendArgs(nil, mm, []sps.Addr{res1})),
+		call(4, memaccess.ReadUInt64sName, sps.ReadUInt64s.AppendArgs(nil, []sps.Addr{res0, res0 + 8, 0x10, 0xdead0000})),
+		call(5, memaccess.ReadPointersName, sps.ReadPointers.AppendArgs(nil, []sps.Addr{res0 + 0x1000})),
+		call(6, dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "", 0)),
+		call(7, dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "/nonexistent/libx.so", 0)),
+		call(8, dylib.ResolveWrapperName, sps.DylibManagerResolve.AppendArgs(nil, 0x1234, []sps.LookupElement{{Name: []byte("printf"), Required: true}})),
+		call(9, alloc.SharedMapperReserveName, sps.SharedMemoryReserve.AppendArgs(nil, sm, 0x10000)),
+		call(10, alloc.SharedMapperInitializeName, sps.SharedMemoryInitialize.AppendArgs(nil, sm, 0x5000, sps.SharedFinalizeRequest{})),
+		call(11, alloc.MemoryManagerReleaseName, sps.MemoryManagerRelease.AppendArgs(nil, mm, []sps.Addr{res0})),
+		call(12, ehframe.DeregisterActionName, sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010})),
+		call(13, gdbjit.RegisterActionName, sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 0x2000, End: 0x1000}, true)),
+		wiretest.CallFrame(14, mm, nil),          // an instance (Go heap) as a call target: refused by the code guard
+		wiretest.CallFrame(15, res0+0x1000, nil), // JIT'd memory: sanitized away (code positions never point into it)
+		wiretest.CallFrame(16, 0x1234_5678_9abc, []byte("x")),
+		wiretest.CallFrame(17, 0, nil),
+		call(18, "__llvm_orc_SimpleRemoteEPC_dispatch_fn", []byte("not a dispatch call")),
+	)
+	// Found by this fuzzer: a reserve whose size is an address (40 TiB of
+	// per-page bookkeeping before alloc bounded reservations).
+	huge := cat(
+		call(0, alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, uint64(mm))),
+		call(1, alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 40<<40)),
+		call(2, alloc.SharedMapperReserveName, sps.SharedMemoryReserve.AppendArgs(nil, sm, 40<<40)),
+	)
+	undecodable := cat(
+		call(0, alloc.MemoryManagerReserveName, []byte{1, 2, 3}),
+		call(1, alloc.MemoryManagerInitializeName, le64(uint64(mm))),
+		call(2, dylib.ResolveWrapperName, nil),
+		call(3, alloc.SharedMapperInitializeName, []byte{0xff}),
+	)
+	fatal := [][]byte{
+		wiretest.RawHeader(40, 3, 0, 0)[:20],                    // truncated header
+		cat(wiretest.RawHeader(40, 3, 0, 0), []byte{1, 2}),      // truncated payload
+		wiretest.RawHeader(16, 3, 0, 0),                         // size below the header
+		wiretest.RawHeader(math.MaxUint64, 3, 0, 0),             // size near 2^64
+		wiretest.RawHeader(math.MaxUint64-31, 2, 0, 0),          // size near 2^64, payload length wraps if added
+		wiretest.RawHeader(maxMsg+1, 3, 0, 0),                   // over the limit
+		cat(wiretest.RawHeader(32<<20, 3, 0, 0), []byte("abc")), // large claim, 3 bytes
+		wiretest.Frame(4, 0, 0, nil),                            // unknown opcode
+		wiretest.Frame(0x103, 0, 0, nil),                        // opcode with high bits
+		wiretest.SetupFrame(sps.SetupInfo{Triple: "x", PageSize: 1}),
+		wiretest.ResultFrame(7, nil),          // Result for a call never made
+		wiretest.HangupFrame([]byte{9, 9, 9}), // malformed Hangup: orderly
+		cat(wiretest.HangupFrame(nil), session),
+	}
+	for _, m := range []byte{0x00, 0x05, 0x80, 0x41, 0xc6} {
+		f.Add(append([]byte{m}, session...))
+		f.Add(append([]byte{m}, undecodable...))
+		f.Add(append([]byte{m}, huge...))
+		for _, fc := range fatal {
+			f.Add(append([]byte{m}, cat(session[:len(session)/2], fc)...))
+		}
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0x80})
+}
+
+// FuzzExecutor: see the package documentation.
+func FuzzExecutor(f *testing.F) {
+	addExecutorSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog(3 * endTimeout)()
+		o := runSession(t, data)
+		if o.allocated > allocLimit(data) {
+			// The heap statistics are process-wide (the fuzzing engine
+			// allocates too): confirm with a second run.
+			o.allocated = min(o.allocated, runSession(t, data).allocated)
+		}
+		check(t, data, o)
+	})
+}
+
+// TestTransform checks the harness's own stream rewriting.
+func TestTransform(t *testing.T) {
+	ex, w := newExecutor(t)
+	defer ex.Close()
+	reserve := w.addr[alloc.MemoryManagerReserveName]
+	in := cat(
+		wiretest.CallFrame(0, addrPh(phSym(w.sym(alloc.MemoryManagerReserveName))), le64(phSym(w.sym(alloc.MemoryManagerInstanceName)))),
+		wiretest.CallFrame(1, 0x40_1000, nil),
+		wiretest.CallFrame(2, 0x10, nil),
+		wiretest.ResultFrame(3, le64(phSym(0))),
+		wiretest.RawHeader(1000, 3, 0, 0),
+	)
+	out := w.transform(in)
+	r := simpleremote.NewReader(bytes.NewReader(out), maxMsg, 0)
+	h, p, err := r.ReadMsg()
+	if err != nil || h.Tag != reserve || binary.LittleEndian.Uint64(p) != uint64(w.addr[alloc.MemoryManagerInstanceName]) {
+		t.Fatalf("frame 0: %v %x %v", h, p, err)
+	}
+	if h, _, _ = r.ReadMsg(); h.Tag != 0x8000_0000_0040_1000 {
+		t.Fatalf("frame 1: code address not moved away: %v", h)
+	}
+	if h, _, _ = r.ReadMsg(); h.Tag != 0x10 {
+		t.Fatalf("frame 2: %v", h)
+	}
+	if h, p, _ = r.ReadMsg(); h.Op != simpleremote.OpResult || binary.LittleEndian.Uint64(p) != phSym(0) {
+		t.Fatalf("frame 3: results are not rewritten: %v %x", h, p)
+	}
+	if _, _, err = r.ReadMsg(); !errors.Is(err, simpleremote.ErrUnexpectedEOF) {
+		t.Fatalf("raw tail: %v", err)
+	}
+}
+
+// TestSeedsReachTheServices: the placeholders of the seeds resolve, so
+// fuzzing starts deep inside the services — reservations succeed,
+// initialize runs its actions and reaches the code guard, calls of
+// non-code are refused — rather than at argument decoding.
+func TestSeedsReachTheServices(t *testing.T) {
+	w := seedWorld(t)
+	sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+	mm := sym(alloc.MemoryManagerInstanceName)
+	res0 := addrPh(phRes(0, 0))
+	in := cat(
+		wiretest.CallFrame(0, sym(alloc.MemoryManagerReserveName), sps.MemoryManagerReserve.AppendArgs(nil, mm, 0x3000)),
+		wiretest.CallFrame(1, sym(alloc.MemoryManagerInitializeName), sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read | sps.Write, Addr: res0, Size: 0x1000}},
+			Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: 0x7777_0000_0000, Args: []byte{}}}},
+		})),
+		wiretest.CallFrame(2, sym(alloc.MemoryManagerInitializeName), sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read | sps.Write, Addr: res0 + 0x2000, Size: 0x1000}}, // calls run concurrently
+			Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: sym(gdbjit.RegisterActionName), Args: sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 1, End: 2}, false)}}},
+		})),
+		wiretest.CallFrame(3, mm, []byte("x")),
+		wiretest.CallFrame(4, sym(memaccess.ReadUInt64sName), sps.ReadUInt64s.AppendArgs(nil, []sps.Addr{res0})),
+	)
+	o := runSession(t, append([]byte{0x85}, in...)) // silent controller: all results arrive
+	check(t, in, o)
+	results := map[uint64][]byte{}
+	r := simpleremote.NewReader(bytes.NewReader(o.out), math.MaxUint64, 0)
+	for {
+		h, p, err := r.ReadMsg()
+		if err != nil {
+			break
+		}
+		if h.Op == simpleremote.OpResult {
+			results[h.SeqNo] = p
+		}
+	}
+	v, err := sps.MemoryManagerReserve.DecodeResult(results[0])
+	if err != nil || v.Err != nil || v.Value == 0 {
+		t.Fatalf("reserve: %+v %v", v, err)
+	}
+	k, err := sps.MemoryManagerInitialize.DecodeResult(results[1])
+	if err != nil || k.Err == nil || !strings.Contains(k.Err.Error(), "codemap: 0x8000777700000000 is not executable code") {
+		t.Fatalf("initialize with an action at a sanitized address: %+v %v", k, err)
+	}
+	k, err = sps.MemoryManagerInitialize.DecodeResult(results[2])
+	if err != nil || k.Err != nil {
+		t.Fatalf("initialize of a harness reservation: %+v %v", k, err)
+	}
+	if p, ok := results[3]; !ok || len(p) != 0 {
+		t.Fatalf("call of an instance: %x %v (want an empty result)", p, ok)
+	}
+	u, err := sps.ReadUInt64s.DecodeResult(results[4])
+	if err != nil || len(u) != 1 {
+		t.Fatalf("read of a harness reservation: %v %v", u, err)
+	}
+}

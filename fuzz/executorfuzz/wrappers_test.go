@@ -1,0 +1,290 @@
+//go:build cgo && linux
+
+package executorfuzz
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dylib"
+	"github.com/orcgo/orcrt/rt/ehframe"
+	"github.com/orcgo/orcrt/rt/executor"
+	"github.com/orcgo/orcrt/rt/gdbjit"
+	"github.com/orcgo/orcrt/rt/memaccess"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// target is a fuzzed bootstrap wrapper: its name and how to check (and
+// learn addresses from) a result that is not an out-of-band error.
+type target struct {
+	name  string
+	check func(b []byte) (seen []sps.Addr, err error)
+}
+
+func expectAddr(f func([]byte) (sps.Expected[sps.Addr], error)) func([]byte) ([]sps.Addr, error) {
+	return func(b []byte) ([]sps.Addr, error) {
+		v, err := f(b)
+		if err != nil || v.Err != nil {
+			return nil, err
+		}
+		return []sps.Addr{v.Value}, nil
+	}
+}
+
+func errorResult(f func([]byte) (error, error)) func([]byte) ([]sps.Addr, error) {
+	return func(b []byte) ([]sps.Addr, error) {
+		_, err := f(b)
+		return nil, err
+	}
+}
+
+func anyResult[T any](f func([]byte) (T, error)) func([]byte) ([]sps.Addr, error) {
+	return func(b []byte) ([]sps.Addr, error) {
+		_, err := f(b)
+		return nil, err
+	}
+}
+
+// targets are every bootstrap wrapper function outside the trust
+// boundary, selected by the first input byte (modulo their number).
+var targets = []target{
+	{alloc.MemoryManagerReserveName, expectAddr(sps.MemoryManagerReserve.DecodeResult)},
+	{alloc.MemoryManagerInitializeName, expectAddr(sps.MemoryManagerInitialize.DecodeResult)},
+	{alloc.MemoryManagerDeinitializeName, errorResult(sps.MemoryManagerDeinitialize.DecodeResult)},
+	{alloc.MemoryManagerReleaseName, errorResult(sps.MemoryManagerRelease.DecodeResult)},
+	{alloc.SharedMapperReserveName, func(b []byte) ([]sps.Addr, error) {
+		v, err := sps.SharedMemoryReserve.DecodeResult(b)
+		if err != nil || v.Err != nil {
+			return nil, err
+		}
+		return []sps.Addr{v.Value.First}, nil
+	}},
+	{alloc.SharedMapperInitializeName, expectAddr(sps.SharedMemoryInitialize.DecodeResult)},
+	{alloc.SharedMapperDeinitializeName, errorResult(sps.SharedMemoryDeinitialize.DecodeResult)},
+	{alloc.SharedMapperReleaseName, errorResult(sps.SharedMemoryRelease.DecodeResult)},
+	{dylib.OpenWrapperName, expectAddr(sps.DylibManagerOpen.DecodeResult)},
+	{dylib.ResolveWrapperName, anyResult(sps.DylibManagerResolve.DecodeResult)},
+	{memaccess.ReadUInt8sName, anyResult(sps.ReadUInt8s.DecodeResult)},
+	{memaccess.ReadUInt16sName, anyResult(sps.ReadUInt16s.DecodeResult)},
+	{memaccess.ReadUInt32sName, anyResult(sps.ReadUInt32s.DecodeResult)},
+	{memaccess.ReadUInt64sName, anyResult(sps.ReadUInt64s.DecodeResult)},
+	{memaccess.ReadPointersName, anyResult(sps.ReadPointers.DecodeResult)},
+	{ehframe.DeregisterActionName, errorResult(sps.DeregisterEHFrameAction.DecodeResult)},
+	{gdbjit.RegisterActionName, errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult)},
+}
+
+// TestTargetsCoverTheBoundary: every bootstrap wrapper function is either
+// fuzzed by FuzzWrappers or deliberately excluded — a new service cannot
+// slip past both.
+func TestTargetsCoverTheBoundary(t *testing.T) {
+	ex, w := newExecutor(t)
+	defer ex.Close()
+	fuzzed := map[string]bool{}
+	for _, tg := range targets {
+		if excluded[tg.name] {
+			t.Errorf("%s is both fuzzed and excluded", tg.name)
+		}
+		if _, ok := ex.Session().LookupWrapper(w.addr[tg.name]); !ok {
+			t.Errorf("%s is not a wrapper function of the executor", tg.name)
+		}
+		fuzzed[tg.name] = true
+	}
+	for name, a := range w.addr {
+		if _, isWrapper := ex.Session().LookupWrapper(a); isWrapper && !fuzzed[name] && !excluded[name] {
+			t.Errorf("bootstrap wrapper %s is neither fuzzed nor excluded", name)
+		}
+	}
+}
+
+// wrapperState is the Executor FuzzWrappers calls into, kept across
+// inputs so that state built by one input (reservations, regions,
+// handles) meets the next, and rebuilt every rebuildEvery inputs.
+var wrapperState struct {
+	mu    sync.Mutex
+	ex    *executor.Executor
+	w     *world
+	calls int
+}
+
+const (
+	rebuildEvery = 500
+	maxSeen      = 16
+	callTimeout  = 10 * time.Second
+)
+
+func wrapperWorld(tb testing.TB) (*executor.Executor, *world) {
+	st := &wrapperState
+	if st.ex == nil || st.calls >= rebuildEvery {
+		if st.ex != nil {
+			st.ex.Close()
+		}
+		st.ex, st.w = newExecutor(tb)
+		st.w.seen = append(st.w.seen, st.w.reserved...)
+		st.calls = 0
+	}
+	st.calls++
+	return st.ex, st.w
+}
+
+// callWrapper calls one wrapper in-process and returns its result, failing
+// on a second return or on no return within callTimeout.
+func callWrapper(t *testing.T, s *rt.Session, fn rt.WrapperFunc, args []byte) rt.WrapperResult {
+	ch := make(chan rt.WrapperResult, 2)
+	fn(s, args, func(r rt.WrapperResult) { ch <- r })
+	var r rt.WrapperResult
+	select {
+	case r = <-ch:
+	case <-time.After(callTimeout):
+		t.Fatalf("no result within %v", callTimeout)
+	}
+	select {
+	case <-ch:
+		t.Fatal("the wrapper returned twice")
+	default:
+	}
+	return r
+}
+
+// FuzzWrappers: see the package documentation.
+func FuzzWrappers(f *testing.F) {
+	addWrapperSeeds(f)
+	f.Cleanup(func() {
+		wrapperState.mu.Lock()
+		defer wrapperState.mu.Unlock()
+		if wrapperState.ex != nil {
+			wrapperState.ex.Close()
+			wrapperState.ex = nil
+		}
+	})
+	f.Fuzz(func(t *testing.T, which byte, args []byte) {
+		defer watchdog(3 * callTimeout)()
+		wrapperState.mu.Lock()
+		defer wrapperState.mu.Unlock()
+		ex, w := wrapperWorld(t)
+		tg := targets[int(which)%len(targets)]
+		fn, ok := ex.Session().LookupWrapper(w.addr[tg.name])
+		if !ok {
+			t.Fatalf("%s: no such wrapper", tg.name)
+		}
+		r := callWrapper(t, ex.Session(), fn, w.sanitizeArgs(tg.name, args))
+		if msg, oob := r.OutOfBandError(); oob {
+			if strings.Contains(msg, "panic") {
+				t.Fatalf("%s: %s", tg.name, msg)
+			}
+			return
+		}
+		seen, err := tg.check(r.Bytes())
+		if err != nil {
+			t.Fatalf("%s: result %x does not decode: %v", tg.name, r.Bytes(), err)
+		}
+		for _, a := range seen {
+			if a != 0 {
+				w.seen = append(w.seen, a)
+				if len(w.seen) > maxSeen {
+					w.seen = w.seen[1:]
+				}
+			}
+		}
+	})
+}
+
+func addWrapperSeeds(f *testing.F) {
+	w := seedWorld(f)
+	idx := map[string]byte{}
+	for i, tg := range targets {
+		idx[tg.name] = byte(i)
+	}
+	sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+	seen := func(k, off int) sps.Addr { return addrPh(phSeen(k, off)) }
+	mm, sm, dl := sym(alloc.MemoryManagerInstanceName), sym(alloc.SharedMapperInstanceName), sym(dylib.InstanceName)
+	gdb := sps.WrapperCall{Fn: sym(gdbjit.RegisterActionName), Args: sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010}, false)}
+	dereg := sps.WrapperCall{Fn: sym(ehframe.DeregisterActionName), Args: sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010})}
+	add := func(name string, args []byte) { f.Add(idx[name], args) }
+
+	add(alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 0x4000))
+	add(alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 0))
+	add(alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+		Segments: []sps.SegFinalizeRequest{
+			{Group: sps.Read | sps.Write, Addr: seen(0, 0), Size: 0x1000, Content: []byte("data")},
+			{Group: sps.Read | sps.Exec, Addr: seen(0, 0x1000), Size: 0x800, Content: []byte{0xc3}},
+			{Group: sps.Read | sps.FinalizeLifetime, Addr: seen(0, 0x2000), Size: 0x1000},
+		},
+		Actions: []sps.ActionPair{{Finalize: gdb, Dealloc: dereg}, {Dealloc: sps.WrapperCall{Fn: 0x7000_0000_1000}}},
+	}))
+	add(alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+		Segments: []sps.SegFinalizeRequest{{Group: sps.Read, Addr: seen(1, 0x3000), Size: 0x100}},
+		Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: sym(alloc.MemoryManagerInstanceName)}}},
+	}))
+	add(alloc.MemoryManagerDeinitializeName, sps.MemoryManagerDeinitialize.AppendArgs(nil, mm, []sps.Addr{seen(0, 0), seen(2, 0)}))
+	add(alloc.MemoryManagerReleaseName, sps.MemoryManagerRelease.AppendArgs(nil, mm, []sps.Addr{seen(3, 0)}))
+	add(alloc.SharedMapperReserveName, sps.SharedMemoryReserve.AppendArgs(nil, sm, 0x10000))
+	add(alloc.SharedMapperInitializeName, sps.SharedMemoryInitialize.AppendArgs(nil, sm, seen(4, 0), sps.SharedFinalizeRequest{
+		Segments: []sps.SharedSegFinalizeRequest{{Group: sps.Read | sps.Exec, Addr: seen(4, 0), Size: 0x1000}, {Group: sps.Read | sps.Write, Addr: seen(4, 0x1000), Size: 0x1000}},
+		Actions:  []sps.ActionPair{{Finalize: gdb}},
+	}))
+	add(alloc.SharedMapperDeinitializeName, sps.SharedMemoryDeinitialize.AppendArgs(nil, sm, []sps.Addr{seen(5, 0)}))
+	add(alloc.SharedMapperReleaseName, sps.SharedMemoryRelease.AppendArgs(nil, sm, []sps.Addr{seen(4, 0)}))
+	add(dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "", 0))
+	add(dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "libm.so.6", 0))
+	add(dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "/nonexistent", 1))
+	add(dylib.ResolveWrapperName, sps.DylibManagerResolve.AppendArgs(nil, seen(6, 0), []sps.LookupElement{
+		{Name: []byte("printf"), Required: true}, {Name: []byte("no_such_symbol_x")}, {Name: nil},
+	}))
+	add(memaccess.ReadUInt8sName, sps.ReadUInt8s.AppendArgs(nil, []sps.Addr{seen(0, 0), 0, 0x1000, sym(alloc.MemoryManagerInstanceName)}))
+	add(memaccess.ReadUInt16sName, sps.ReadUInt16s.AppendArgs(nil, []sps.Addr{seen(0, 2)}))
+	add(memaccess.ReadUInt32sName, sps.ReadUInt32s.AppendArgs(nil, []sps.Addr{seen(1, 4)}))
+	add(memaccess.ReadUInt64sName, sps.ReadUInt64s.AppendArgs(nil, []sps.Addr{seen(2, 8), 0xffff_ffff_ffff_fff8}))
+	add(memaccess.ReadPointersName, sps.ReadPointers.AppendArgs(nil, []sps.Addr{seen(3, 0)}))
+	add(ehframe.DeregisterActionName, sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: seen(0, 0), End: seen(0, 0x10)}))
+	add(gdbjit.RegisterActionName, sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 0x2000, End: 0x1000}, true))
+	for i := range targets {
+		f.Add(byte(i), []byte{})
+		f.Add(byte(i), []byte{1, 2, 3})
+		f.Add(byte(i), append(le64(uint64(mm)), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f))
+	}
+}
+
+// TestWrapperSeedsSucceed: the seeds resolve their placeholders and get
+// past argument decoding, most of them into success.
+func TestWrapperSeedsSucceed(t *testing.T) {
+	ex, w := newExecutor(t)
+	defer ex.Close()
+	w.seen = append(w.seen, w.reserved...)
+	mm := w.addr[alloc.MemoryManagerInstanceName]
+	for _, c := range []struct {
+		name string
+		args []byte
+	}{
+		{alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, addrPh(phSym(w.sym(alloc.MemoryManagerInstanceName))), 0x4000)},
+		{alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read | sps.Write, Addr: addrPh(phSeen(0, 0)), Size: 0x1000}},
+			Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: addrPh(phSym(w.sym(gdbjit.RegisterActionName))), Args: sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 1, End: 2}, false)}}},
+		})},
+		{memaccess.ReadUInt64sName, sps.ReadUInt64s.AppendArgs(nil, []sps.Addr{addrPh(phSeen(1, 8))})},
+	} {
+		fn, _ := ex.Session().LookupWrapper(w.addr[c.name])
+		r := callWrapper(t, ex.Session(), fn, w.sanitizeArgs(c.name, c.args))
+		if r.IsOutOfBandError() {
+			t.Fatalf("%s: %v", c.name, r.Err())
+		}
+		var err error
+		switch c.name {
+		case alloc.MemoryManagerReserveName, alloc.MemoryManagerInitializeName:
+			var v sps.Expected[sps.Addr]
+			v, err = sps.MemoryManagerReserve.DecodeResult(r.Bytes())
+			if err == nil {
+				err = v.Err
+			}
+		default:
+			_, err = sps.ReadUInt64s.DecodeResult(r.Bytes())
+		}
+		if err != nil {
+			t.Fatal(fmt.Errorf("%s: %w", c.name, err))
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !amd64 && !arm64
+
+package entry_test
+
+var retEmpty []byte

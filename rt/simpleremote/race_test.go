@@ -1,0 +1,5 @@
+//go:build race
+
+package simpleremote_test
+
+const raceEnabled = true
