@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,13 +11,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
 const llvmJITLink = "/usr/lib/llvm-22/bin/llvm-jitlink"
@@ -38,24 +38,6 @@ func requireLLVM(t *testing.T) {
 			t.Skip(err)
 		}
 	}
-}
-
-// syncBuf is a bytes.Buffer safe for a writer goroutine and readers.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // childrenOf returns the pids of pid's children.
@@ -143,7 +125,7 @@ int main(void) { printf("ready\n"); fflush(stdout); for (;;) pause(); }
 			cmd.Env = append(os.Environ(), tc.env...)
 			require.NoError(t, cmd.Start())
 			_, _ = outW.Close(), errW.Close()
-			var stderr syncBuf
+			var stderr wiretest.SyncBuffer
 			go func() { _, _ = io.Copy(&stderr, errR) }()
 			out := bufio.NewReader(outR)
 			line, err := out.ReadString('\n')

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -19,7 +21,40 @@ import (
 
 // main ends through libc exit (fatalsig.Exit), as the stock executor
 // returns from its C++ main: atexit handlers registered by JIT'd code run.
-func main() { fatalsig.Exit(run(os.Args)) }
+func main() {
+	stop := startCPUProfile()
+	code := run(os.Args)
+	stop()
+	fatalsig.Exit(code)
+}
+
+// startCPUProfile writes a CPU profile of this run to $ORCRT_CPUPROFILE
+// when it is set ("%p" in it becomes the process id, so that many runs
+// can be merged with `go tool pprof -proto`; see profiles/pgo.sh). It is
+// opt-in and only for collecting the PGO profile: a run that ends
+// through a fatal signal or a JIT'd exit() writes no profile.
+func startCPUProfile() (stop func()) {
+	path := os.Getenv("ORCRT_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	path = strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "orcrt-executor: ORCRT_CPUPROFILE: %v\n", err)
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
 
 func run(argv []string) int {
 	argv0, args := argv[0], argv[1:]

@@ -24,7 +24,7 @@ import (
 type listening struct {
 	cmd    *exec.Cmd
 	port   int
-	stderr syncBuf
+	stderr wiretest.SyncBuffer
 }
 
 // startListening starts path with listen=<host>:<port> and waits until
@@ -151,34 +151,49 @@ func peerSocket(t *testing.T, pid int, conn net.Conn) (remoteFD, localDup int) {
 	return 0, 0
 }
 
-// TestTCPNoDelay: the executor's end of the connection has TCP_NODELAY
-// set, read from the executor's own socket (pidfd_getfd) — no 40 ms
-// Nagle stalls (protocol.md §10). The stock executor does not set it
-// (logged).
-func TestTCPNoDelay(t *testing.T) {
+// forEachExecutor runs f as a subtest for orcrt-executor ("orcrt") and
+// the stock executor ("stock"), skipping an executor that is missing.
+func forEachExecutor(t *testing.T, f func(t *testing.T, path string)) {
 	for _, path := range []string{bin, stockBin} {
 		t.Run(map[bool]string{true: "orcrt", false: "stock"}[path == bin], func(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
 				t.Skip(err)
 			}
-			l, _ := startListening(t, path, "127.0.0.1")
-			c, err := l.dial("127.0.0.1")
-			require.NoError(t, err)
-			ctl, err := wiretest.New(c, nil)
-			require.NoError(t, err)
-			_, dup := peerSocket(t, l.cmd.Process.Pid, c)
-			v, err := syscall.GetsockoptInt(dup, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
-			require.NoError(t, err)
-			_ = syscall.Close(dup)
-			if path == bin {
-				assert.Equal(t, 1, v, "TCP_NODELAY on the executor's socket")
-			} else {
-				t.Logf("stock executor: TCP_NODELAY = %d", v)
-			}
-			_ = ctl.Close()
-			_ = l.cmd.Process.Kill()
+			f(t, path)
 		})
 	}
+}
+
+// connectTCP starts the executor at path listening on 127.0.0.1 and
+// connects a test controller to it.
+func connectTCP(t *testing.T, path string) (*listening, net.Conn, *wiretest.Controller) {
+	l, _ := startListening(t, path, "127.0.0.1")
+	c, err := l.dial("127.0.0.1")
+	require.NoError(t, err)
+	ctl, err := wiretest.New(c, nil)
+	require.NoError(t, err)
+	return l, c, ctl
+}
+
+// TestTCPNoDelay: the executor's end of the connection has TCP_NODELAY
+// set, read from the executor's own socket (pidfd_getfd) — no 40 ms
+// Nagle stalls (protocol.md §10). The stock executor does not set it
+// (logged).
+func TestTCPNoDelay(t *testing.T) {
+	forEachExecutor(t, func(t *testing.T, path string) {
+		l, c, ctl := connectTCP(t, path)
+		_, dup := peerSocket(t, l.cmd.Process.Pid, c)
+		v, err := syscall.GetsockoptInt(dup, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+		require.NoError(t, err)
+		_ = syscall.Close(dup)
+		if path == bin {
+			assert.Equal(t, 1, v, "TCP_NODELAY on the executor's socket")
+		} else {
+			t.Logf("stock executor: TCP_NODELAY = %d", v)
+		}
+		_ = ctl.Close()
+		_ = l.cmd.Process.Kill()
+	})
 }
 
 // TestTCPShutdownBeforeClose: the executor shuts its socket down before
@@ -190,56 +205,47 @@ func TestTCPNoDelay(t *testing.T) {
 // with the process's exit; it must come first. (The stock executor only
 // closes: logged.)
 func TestTCPShutdownBeforeClose(t *testing.T) {
-	for _, path := range []string{bin, stockBin} {
-		t.Run(map[bool]string{true: "orcrt", false: "stock"}[path == bin], func(t *testing.T) {
-			if _, err := os.Stat(path); err != nil {
-				t.Skip(err)
-			}
-			l, _ := startListening(t, path, "127.0.0.1")
-			c, err := l.dial("127.0.0.1")
-			require.NoError(t, err)
-			ctl, err := wiretest.New(c, nil)
-			require.NoError(t, err)
-			fd, dup := peerSocket(t, l.cmd.Process.Pid, c)
-			_ = syscall.Close(dup)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			h, err := wiretest.Call3(ctx, ctl, ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_open_wrapper"), sps.DylibManagerOpen,
-				ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_Instance"), "", 0)
-			require.NoError(t, err)
-			require.NoError(t, h.Err)
-			res, err := wiretest.Call2(ctx, ctl, ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_resolve_wrapper"), sps.DylibManagerResolve,
-				h.Value, []sps.LookupElement{{Name: []byte("dup"), Required: true}, {Name: []byte("usleep"), Required: true}})
-			require.NoError(t, err)
-			require.NoError(t, res.Err)
-			runInt := ctl.MustSymbol("__llvm_orc_bootstrap_run_as_int_function_wrapper")
-			newFD, err := wiretest.Call2(ctx, ctl, runInt, sps.RunAsIntFunction, res.Value[0].Value.Addr, int32(fd))
-			require.NoError(t, err)
-			require.Positive(t, newFD, "dup(%d) in the executor", fd)
-			const busy = 1500 * time.Millisecond
-			_, err = ctl.Start(runInt, sps.RunAsIntFunction.AppendArgs(nil, res.Value[1].Value.Addr, int32(busy/time.Microsecond)))
-			require.NoError(t, err)
-			time.Sleep(50 * time.Millisecond) // usleep runs
+	forEachExecutor(t, func(t *testing.T, path string) {
+		l, c, ctl := connectTCP(t, path)
+		fd, dup := peerSocket(t, l.cmd.Process.Pid, c)
+		_ = syscall.Close(dup)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		h, err := wiretest.Call3(ctx, ctl, ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_open_wrapper"), sps.DylibManagerOpen,
+			ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_Instance"), "", 0)
+		require.NoError(t, err)
+		require.NoError(t, h.Err)
+		res, err := wiretest.Call2(ctx, ctl, ctl.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_resolve_wrapper"), sps.DylibManagerResolve,
+			h.Value, []sps.LookupElement{{Name: []byte("dup"), Required: true}, {Name: []byte("usleep"), Required: true}})
+		require.NoError(t, err)
+		require.NoError(t, res.Err)
+		runInt := ctl.MustSymbol("__llvm_orc_bootstrap_run_as_int_function_wrapper")
+		newFD, err := wiretest.Call2(ctx, ctl, runInt, sps.RunAsIntFunction, res.Value[0].Value.Addr, int32(fd))
+		require.NoError(t, err)
+		require.Positive(t, newFD, "dup(%d) in the executor", fd)
+		const busy = 1500 * time.Millisecond
+		_, err = ctl.Start(runInt, sps.RunAsIntFunction.AppendArgs(nil, res.Value[1].Value.Addr, int32(busy/time.Microsecond)))
+		require.NoError(t, err)
+		time.Sleep(50 * time.Millisecond) // usleep runs
 
-			start := time.Now()
-			require.NoError(t, ctl.CloseWrite()) // FIN: the executor's session ends
-			var eof, exited time.Duration
-			select {
-			case <-ctl.Done():
-				eof = time.Since(start)
-			case <-time.After(10 * time.Second):
-				t.Fatal("no end-of-file from the executor")
-			}
-			werr := l.cmd.Wait()
-			exited = time.Since(start)
-			t.Logf("end-of-file after %v, exit after %v (%v)", eof.Round(time.Millisecond), exited.Round(time.Millisecond), werr)
-			_ = ctl.Close()
-			if path != bin {
-				return
-			}
-			assert.NoError(t, werr)
-			assert.Less(t, eof, busy/2, "end-of-file came with the session's end, not with the process's exit")
-			assert.Greater(t, exited, busy/2, "the executor stayed alive for the running call")
-		})
-	}
+		start := time.Now()
+		require.NoError(t, ctl.CloseWrite()) // FIN: the executor's session ends
+		var eof, exited time.Duration
+		select {
+		case <-ctl.Done():
+			eof = time.Since(start)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no end-of-file from the executor")
+		}
+		werr := l.cmd.Wait()
+		exited = time.Since(start)
+		t.Logf("end-of-file after %v, exit after %v (%v)", eof.Round(time.Millisecond), exited.Round(time.Millisecond), werr)
+		_ = ctl.Close()
+		if path != bin {
+			return
+		}
+		assert.NoError(t, werr)
+		assert.Less(t, eof, busy/2, "end-of-file came with the session's end, not with the process's exit")
+		assert.Greater(t, exited, busy/2, "the executor stayed alive for the running call")
+	})
 }

@@ -8,16 +8,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/fuzz/internal/memconn"
 	"github.com/orcgo/orcrt/rt/dylib"
 	"github.com/orcgo/orcrt/rt/ehframe"
 	"github.com/orcgo/orcrt/rt/executor"
@@ -45,79 +43,6 @@ const (
 	nReserved    = 2
 	reservedSize = 64 << 10
 )
-
-var chunkSizes = [8]int{1, 7, 32, 33, 100, 4096, 65536, 1 << 20}
-
-// mode is the first input byte.
-type mode struct {
-	chunk  int  // bytes per Read
-	hold   bool // at the end of input, stay silent (no EOF): the executor disconnects locally
-	detach bool // disconnect locally right away, racing the input
-}
-
-func parseMode(b byte) mode {
-	return mode{chunk: chunkSizes[b&7], hold: b&0x80 != 0, detach: b&0x40 != 0}
-}
-
-// memConn is the executor's end of an in-memory connection: Read serves
-// the input in chunks, Write collects the output.
-type memConn struct {
-	in      []byte
-	chunk   int
-	hold    bool
-	drained chan struct{} // closed when hold mode reaches the end
-	closed  chan struct{}
-	once    sync.Once
-	dOnce   sync.Once
-
-	mu  sync.Mutex
-	out bytes.Buffer
-}
-
-func newMemConn(in []byte, m mode) *memConn {
-	return &memConn{in: in, chunk: m.chunk, hold: m.hold, drained: make(chan struct{}), closed: make(chan struct{})}
-}
-
-func (c *memConn) Read(p []byte) (int, error) {
-	select {
-	case <-c.closed:
-		return 0, net.ErrClosed
-	default:
-	}
-	if len(c.in) == 0 {
-		if !c.hold {
-			return 0, io.EOF
-		}
-		c.dOnce.Do(func() { close(c.drained) })
-		<-c.closed
-		return 0, net.ErrClosed
-	}
-	n := copy(p[:min(len(p), c.chunk)], c.in)
-	c.in = c.in[n:]
-	return n, nil
-}
-
-func (c *memConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case <-c.closed:
-		return 0, net.ErrClosed
-	default:
-	}
-	return c.out.Write(p)
-}
-
-func (c *memConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
-	return nil
-}
-
-func (c *memConn) output() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return bytes.Clone(c.out.Bytes())
-}
 
 // transform rewrites the framed part of a controller stream for the
 // world: CallWrapper targets through codeAddr, payloads of calls through
@@ -175,34 +100,34 @@ func newExecutor(tb testing.TB) (*executor.Executor, *world) {
 }
 
 func runSession(tb testing.TB, data []byte) outcome {
-	var m mode
+	var m memconn.Mode
 	if len(data) > 0 {
-		m, data = parseMode(data[0]), data[1:]
+		m, data = memconn.ParseMode(data[0]), data[1:]
 	}
-	before := heapAllocs()
+	before := memconn.HeapAllocs()
 	ex, w := newExecutor(tb)
 	in := w.transform(data)
-	conn := newMemConn(in, m)
+	conn := memconn.New(in, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() { errc <- ex.Serve(ctx, conn) }()
 	var o outcome
-	if m.detach {
+	if m.Detach {
 		cancel()
 		o.local = true
 	}
 	select {
 	case o.err = <-errc:
-	case <-conn.drained:
+	case <-conn.Drained():
 		// Every frame was read and none ended the session: each call must
 		// be answered (a call that never is, is a hang), then the harness
 		// disconnects locally.
 		calls := countFrames(in, simpleremote.OpCallWrapper)
 		deadline := time.Now().Add(endTimeout)
-		for !m.detach && countFrames(conn.output(), simpleremote.OpResult) < calls {
+		for !m.Detach && countFrames(conn.Output(), simpleremote.OpResult) < calls {
 			if time.Now().After(deadline) {
-				tb.Fatalf("%d of %d calls unanswered after %v (mode %+v)", calls-countFrames(conn.output(), simpleremote.OpResult), calls, endTimeout, m)
+				tb.Fatalf("%d of %d calls unanswered after %v (mode %+v)", calls-countFrames(conn.Output(), simpleremote.OpResult), calls, endTimeout, m)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -217,8 +142,8 @@ func runSession(tb testing.TB, data []byte) outcome {
 		tb.Fatalf("Serve did not return within %v (mode %+v)", endTimeout, m)
 	}
 	ex.Close()
-	o.out = conn.output()
-	o.allocated = heapAllocs() - before
+	o.out = conn.Output()
+	o.allocated = memconn.HeapAllocs() - before
 	return o
 }
 
@@ -303,47 +228,14 @@ func checkOutput(t *testing.T, o outcome) {
 	if len(o.out) == 0 && o.local {
 		return // detached before attaching: nothing was ever sent
 	}
-	r := simpleremote.NewReader(bytes.NewReader(o.out), math.MaxUint64, 0)
-	h, p, err := r.ReadMsg()
-	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
-		t.Fatalf("first output message: %v, %v", h, err)
-	}
-	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
-		t.Fatalf("Setup payload: %v", err)
-	}
-	hungUp := false
-	for {
-		h, p, err := r.ReadMsg()
-		if err == io.EOF {
-			return
+	err := memconn.CheckOutput(o.out, o.local, func(h simpleremote.Header) error {
+		if h.Op != simpleremote.OpResult {
+			return fmt.Errorf("executorfuzz: executor sent %v", h)
 		}
-		if err != nil {
-			// Teardown may cut a message written as header then payload
-			// (over 64 KiB, the non-vectored path).
-			if errors.Is(err, simpleremote.ErrUnexpectedEOF) && h.Size > 64<<10 {
-				return
-			}
-			t.Fatalf("output stream: %v (after %v)", err, h)
-		}
-		if hungUp {
-			t.Fatalf("%v after Hangup", h)
-		}
-		switch h.Op {
-		case simpleremote.OpResult:
-			if h.Tag != 0 {
-				t.Fatalf("Result with TagAddr %#x", uint64(h.Tag))
-			}
-		case simpleremote.OpHangup:
-			if !o.local {
-				t.Fatalf("Hangup without a local disconnect")
-			}
-			if !bytes.Equal(p, []byte{0}) {
-				t.Fatalf("Hangup payload %x", p)
-			}
-			hungUp = true
-		default:
-			t.Fatalf("executor sent %v", h)
-		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

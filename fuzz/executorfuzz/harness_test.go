@@ -4,7 +4,6 @@ package executorfuzz
 
 import (
 	"encoding/binary"
-	"runtime/metrics"
 	"slices"
 
 	"github.com/orcgo/orcrt/alloc"
@@ -214,11 +213,4 @@ func (w *world) dataAddr(a sps.Addr) sps.Addr {
 		return r
 	}
 	return a
-}
-
-var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-
-func heapAllocs() uint64 {
-	metrics.Read(allocSample)
-	return allocSample[0].Value.Uint64()
 }

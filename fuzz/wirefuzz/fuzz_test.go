@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
-	"net"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/orcgo/orcrt/fuzz/internal/memconn"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
@@ -46,86 +46,6 @@ const (
 	tTwice         // two controller calls in sequence (tag 0x10, 0x11)
 	nTargets
 )
-
-var chunkSizes = [8]int{1, 7, 32, 33, 100, 4096, 65536, 1 << 20}
-
-// mode is the first input byte.
-type mode struct {
-	chunk  int  // bytes per Read
-	hold   bool // at the end of input, stay silent (no EOF): the executor disconnects locally
-	detach bool // detach locally as soon as attached, racing the input
-}
-
-func parseMode(b byte) mode {
-	return mode{chunk: chunkSizes[b&7], hold: b&0x80 != 0, detach: b&0x40 != 0}
-}
-
-// memConn is the executor's end of an in-memory connection: Read serves
-// the input in chunks, Write collects the output.
-type memConn struct {
-	in      []byte
-	chunk   int
-	hold    bool
-	drained chan struct{} // closed when hold mode reaches the end
-	closed  chan struct{}
-	once    sync.Once
-	dOnce   sync.Once
-
-	mu  sync.Mutex
-	out bytes.Buffer
-}
-
-func newMemConn(in []byte, m mode) *memConn {
-	return &memConn{in: in, chunk: m.chunk, hold: m.hold, drained: make(chan struct{}), closed: make(chan struct{})}
-}
-
-func (c *memConn) Read(p []byte) (int, error) {
-	select {
-	case <-c.closed:
-		return 0, net.ErrClosed
-	default:
-	}
-	if len(c.in) == 0 {
-		if !c.hold {
-			return 0, io.EOF
-		}
-		c.dOnce.Do(func() { close(c.drained) })
-		<-c.closed
-		return 0, net.ErrClosed
-	}
-	n := copy(p[:min(len(p), c.chunk)], c.in)
-	c.in = c.in[n:]
-	return n, nil
-}
-
-func (c *memConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case <-c.closed:
-		return 0, net.ErrClosed
-	default:
-	}
-	return c.out.Write(p)
-}
-
-func (c *memConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
-	return nil
-}
-
-func (c *memConn) output() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return bytes.Clone(c.out.Bytes())
-}
-
-var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-
-func heapAllocs() uint64 {
-	metrics.Read(allocSample)
-	return allocSample[0].Value.Uint64()
-}
 
 func wrappers() [nTargets]rt.WrapperFunc {
 	call := func(s *rt.Session, tag sps.Addr, args []byte) rt.WrapperResult {
@@ -173,11 +93,11 @@ type outcome struct {
 }
 
 func runSession(tb testing.TB, data []byte) outcome {
-	var m mode
+	var m memconn.Mode
 	if len(data) > 0 {
-		m, data = parseMode(data[0]), data[1:]
+		m, data = memconn.ParseMode(data[0]), data[1:]
 	}
-	before := heapAllocs()
+	before := memconn.HeapAllocs()
 
 	info, err := rt.NewProcessInfo("x86_64-pc-linux-gnu", 4096, "")
 	if err != nil {
@@ -202,18 +122,18 @@ func runSession(tb testing.TB, data []byte) outcome {
 		ret(rt.OutOfBandResult("fuzz: no such target"))
 	})
 
-	conn := newMemConn(data, m)
+	conn := memconn.New(data, m)
 	ca := simpleremote.New(conn, &simpleremote.Options{MaxMessageSize: maxMsg, ReadBufferSize: 4096, HangupTimeout: time.Second})
 	if err := s.Attach(ca, nil); err != nil {
 		tb.Fatalf("attach: %v", err)
 	}
-	if m.detach {
+	if m.Detach {
 		s.Detach(nil)
 		o.hangupOK = true
 	}
 	select {
 	case <-ca.Done():
-	case <-conn.drained:
+	case <-conn.Drained():
 		s.Detach(nil)
 		o.hangupOK = true
 	case <-time.After(endTimeout):
@@ -233,8 +153,8 @@ func runSession(tb testing.TB, data []byte) outcome {
 	}
 	o.err = ca.Err()
 	o.notified = notified.Load()
-	o.out = conn.output()
-	o.allocated = heapAllocs() - before
+	o.out = conn.Output()
+	o.allocated = memconn.HeapAllocs() - before
 	return o
 }
 
@@ -315,58 +235,22 @@ func check(t *testing.T, data []byte, o outcome) {
 // checkOutput verifies the executor's output stream.
 func checkOutput(t *testing.T, o outcome, f inputFacts) {
 	t.Helper()
-	r := simpleremote.NewReader(bytes.NewReader(o.out), math.MaxUint64, 0)
-	h, p, err := r.ReadMsg()
-	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
-		t.Fatalf("first output message: %v, %v", h, err)
-	}
-	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
-		t.Fatalf("Setup payload: %v", err)
-	}
 	execSeqs := map[uint64]bool{}
-	hungUp := false
-	for {
-		h, p, err := r.ReadMsg()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// Teardown may cut a message written as header then payload
-			// (over 64 KiB, the non-vectored path).
-			if errors.Is(err, simpleremote.ErrUnexpectedEOF) && h.Size > 64<<10 {
-				break
-			}
-			t.Fatalf("output stream: %v (after %v)", err, h)
-		}
-		if hungUp {
-			t.Fatalf("%v after Hangup", h)
-		}
-		switch h.Op {
-		case simpleremote.OpResult:
-			if h.Tag != 0 {
-				t.Fatalf("Result with TagAddr %#x", uint64(h.Tag))
-			}
-			if !f.calls[h.SeqNo] {
-				t.Fatalf("Result for seq %d, which the controller never called", h.SeqNo)
-			}
+	err := memconn.CheckOutput(o.out, o.hangupOK, func(h simpleremote.Header) error {
+		switch {
+		case h.Op == simpleremote.OpResult && !f.calls[h.SeqNo]:
 			// The controller may reuse a SeqNo; each call is answered, so
 			// duplicates are legitimate here.
-		case simpleremote.OpCallWrapper:
-			if execSeqs[h.SeqNo] {
-				t.Fatalf("executor reused call seq %d", h.SeqNo)
-			}
+			return fmt.Errorf("wirefuzz: Result for seq %d, which the controller never called", h.SeqNo)
+		case h.Op == simpleremote.OpCallWrapper && execSeqs[h.SeqNo]:
+			return fmt.Errorf("wirefuzz: executor reused call seq %d", h.SeqNo)
+		case h.Op == simpleremote.OpCallWrapper:
 			execSeqs[h.SeqNo] = true
-		case simpleremote.OpHangup:
-			if !o.hangupOK {
-				t.Fatalf("Hangup without a local disconnect")
-			}
-			if !bytes.Equal(p, []byte{0}) {
-				t.Fatalf("Hangup payload %x", p)
-			}
-			hungUp = true
-		default:
-			t.Fatalf("executor sent %v", h)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for i := range uint64(len(execSeqs)) {
 		if !execSeqs[i] {
@@ -470,18 +354,18 @@ func refParse(b []byte, max uint64) (hs []simpleremote.Header, ps [][]byte, verd
 func FuzzFrames(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m mode
+		var m memconn.Mode
 		if len(data) > 0 {
-			m, data = parseMode(data[0]), data[1:]
+			m, data = memconn.ParseMode(data[0]), data[1:]
 		}
 		wantH, wantP, verdict := refParse(data, maxMsg)
 		// The heap statistics are process-wide (the fuzzing engine
 		// allocates too): take the least of a few runs.
 		allocated := uint64(math.MaxUint64)
 		for range 3 {
-			before := heapAllocs()
+			before := memconn.HeapAllocs()
 			parseFrames(t, data, m, wantH, wantP, verdict)
-			allocated = min(allocated, heapAllocs()-before)
+			allocated = min(allocated, memconn.HeapAllocs()-before)
 		}
 		if limit := uint64(4*len(data) + 256<<10); allocated > limit {
 			t.Fatalf("allocated %d bytes for %d input bytes", allocated, len(data))
@@ -489,8 +373,8 @@ func FuzzFrames(f *testing.F) {
 	})
 }
 
-func parseFrames(t *testing.T, data []byte, m mode, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
-	r := simpleremote.NewReader(&chunked{b: data, n: m.chunk}, maxMsg, 64+m.chunk%1000)
+func parseFrames(t *testing.T, data []byte, m memconn.Mode, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
+	r := simpleremote.NewReader(&chunked{b: data, n: m.Chunk}, maxMsg, 64+m.Chunk%1000)
 	for i := 0; ; i++ {
 		h, p, err := r.ReadMsg()
 		if err != nil {

@@ -25,7 +25,15 @@ const exitBound = 5 * time.Second
 // manager, as a controller would, and returns a lookup of its symbols.
 func loadJITLib(t testing.TB, s *session) func(name string) sps.Addr {
 	t.Helper()
-	so := svctest.BuildSharedObject(t, "orcrtexecjit", svctest.JITLibSource)
+	return loadLib(t, s, "orcrtexecjit", svctest.JITLibSource)
+}
+
+// loadLib builds a shared object named name from the C source src, opens
+// it in the executor through its dylib manager and returns a lookup of
+// its symbols (each must exist).
+func loadLib(t testing.TB, s *session, name, src string) func(name string) sps.Addr {
+	t.Helper()
+	so := svctest.BuildSharedObject(t, name, src)
 	c := ctx(t)
 	h, err := wiretest.Call3(c, s.Controller, s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_open_wrapper"), sps.DylibManagerOpen,
 		s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_Instance"), so, 0)

@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/internal/crossexec"
-	"github.com/orcgo/orcrt/rt/internal/svctest"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/sps"
@@ -143,20 +142,7 @@ wfb fault_stop_spinners(const char *a, size_t n) {
 // manager and returns a lookup of its functions.
 func faultLib(t testing.TB, s *session) func(name string) sps.Addr {
 	t.Helper()
-	so := svctest.BuildSharedObject(t, "orcrtfault", faultLibSource)
-	c := ctx(t)
-	h, err := wiretest.Call3(c, s.Controller, s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_open_wrapper"), sps.DylibManagerOpen,
-		s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_Instance"), so, 0)
-	require.NoError(t, err)
-	require.NoError(t, h.Err)
-	return func(name string) sps.Addr {
-		t.Helper()
-		r, err := wiretest.Call2(c, s.Controller, s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_resolve_wrapper"), sps.DylibManagerResolve,
-			h.Value, []sps.LookupElement{{Name: []byte(name), Required: true}})
-		require.NoError(t, err)
-		require.NoError(t, r.Err)
-		return r.Value[0].Value.Addr
-	}
+	return loadLib(t, s, "orcrtfault", faultLibSource)
 }
 
 func msArgs(ms uint64, msg string) []byte {

@@ -57,7 +57,7 @@ type Executor struct {
 	*Controller
 	Cmd *exec.Cmd
 
-	stdout, stderr syncBuffer
+	stdout, stderr SyncBuffer
 	waitOnce       sync.Once
 	status         ExitStatus
 	waitErr        error
@@ -217,24 +217,28 @@ func (s *sockFile) CloseWrite() error {
 	return serr
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for concurrent writers and readers
+// (a child process's output collected while a test polls it).
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
 
-func teeTo(buf *syncBuffer, w io.Writer) io.Writer {
+func teeTo(buf *SyncBuffer, w io.Writer) io.Writer {
 	if w == nil {
 		return buf
 	}

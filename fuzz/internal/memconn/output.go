@@ -1,0 +1,67 @@
+package memconn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// CheckOutput verifies an executor's output stream as any controller may
+// rely on it: a well-formed Setup first, then only Results (with a zero
+// TagAddr), CallWrappers and at most one Hangup (payload 0x00, only if
+// hangupOK: the executor disconnected locally), nothing after the Hangup.
+// visit sees each Result and CallWrapper in order and may refuse it. A
+// stream cut inside a message written as header then payload (over 64
+// KiB, which teardown may interrupt) ends without error.
+func CheckOutput(out []byte, hangupOK bool, visit func(h simpleremote.Header) error) error {
+	r := simpleremote.NewReader(bytes.NewReader(out), math.MaxUint64, 0)
+	h, p, err := r.ReadMsg()
+	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
+		return fmt.Errorf("memconn: first output message: %v, %v", h, err)
+	}
+	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
+		return fmt.Errorf("memconn: Setup payload: %w", err)
+	}
+	hungUp := false
+	for {
+		h, p, err := r.ReadMsg()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, simpleremote.ErrUnexpectedEOF) && h.Size > 64<<10 {
+				return nil
+			}
+			return fmt.Errorf("memconn: output stream: %w (after %v)", err, h)
+		}
+		if hungUp {
+			return fmt.Errorf("memconn: %v after Hangup", h)
+		}
+		switch h.Op {
+		case simpleremote.OpResult:
+			if h.Tag != 0 {
+				return fmt.Errorf("memconn: Result with TagAddr %#x", uint64(h.Tag))
+			}
+		case simpleremote.OpCallWrapper:
+		case simpleremote.OpHangup:
+			if !hangupOK {
+				return errors.New("memconn: Hangup without a local disconnect")
+			}
+			if !bytes.Equal(p, []byte{0}) {
+				return fmt.Errorf("memconn: Hangup payload %x", p)
+			}
+			hungUp = true
+			continue
+		default:
+			return fmt.Errorf("memconn: executor sent %v", h)
+		}
+		if err := visit(h); err != nil {
+			return err
+		}
+	}
+}
