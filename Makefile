@@ -20,8 +20,9 @@ ORC_RUNTIME := /usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a
 DEMO_SRC := cmd/orcrt-executor/e2e/testdata
 DEMO_OUT := bench/out/demo
 
+# With the PGO profile when present (profiles/pgo.sh; `make pgo-profile`).
 executor:
-	$(GO) build -o orcrt-executor ./cmd/orcrt-executor
+	$(GO) build $(if $(wildcard profiles/orcrt-executor.pgo),-pgo=profiles/orcrt-executor.pgo) -o orcrt-executor ./cmd/orcrt-executor
 
 # The main job: real C and C++ programs, compiled with clang-22 and linked
 # by stock llvm-jitlink 22, run inside orcrt-executor.

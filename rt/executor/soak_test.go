@@ -130,7 +130,10 @@ func soakRound(t *testing.T, so string, seed uint64, n *soakCounts) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ; i++ {
-				a := data + sps.Addr(8*((g*1000+i)%2048))
+				// Each writer has its own slots (2048 in the reservation's
+				// first 16 KiB), so a read sees its own last write.
+				const slots = 2048 / 3
+				a := data + sps.Addr(8*(g*slots+i%slots))
 				_, err := ctl.Call(c, ctl.MustSymbol("__llvm_orc_bootstrap_mem_write_uint64s_wrapper"),
 					sps.WriteUInt64s.AppendArgs(nil, []sps.UIntWrite[uint64]{{Addr: a, Value: uint64(i)}}))
 				if failed(err, "mem write") {

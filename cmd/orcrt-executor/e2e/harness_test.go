@@ -93,7 +93,14 @@ func runMain(m *testing.M) int {
 	orcrtExecutor = os.Getenv("ORCRT_E2E_EXECUTOR")
 	if orcrtExecutor == "" {
 		orcrtExecutor = filepath.Join(tmp, "orcrt-executor")
-		build := exec.Command("go", "build", "-o", orcrtExecutor, "github.com/orcgo/orcrt/cmd/orcrt-executor")
+		args := []string{"build", "-o", orcrtExecutor}
+		// The PGO profile the Makefile's executor target uses (profiles/pgo.sh).
+		if pgo, err := filepath.Abs("../../../profiles/orcrt-executor.pgo"); err == nil {
+			if _, err := os.Stat(pgo); err == nil {
+				args = append(args, "-pgo="+pgo)
+			}
+		}
+		build := exec.Command("go", append(args, "github.com/orcgo/orcrt/cmd/orcrt-executor")...)
 		build.Env = targetBuildEnv()
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {

@@ -41,6 +41,7 @@ var targetCFlags []string
 type targetCase struct {
 	want          expect
 	stderrDiffers string // if set, replaces the case's
+	teardownRace  bool   // if set, replaces the case's
 }
 
 // forTarget returns tc as it applies to the target being tested: the
@@ -51,6 +52,9 @@ func forTarget(tc e2eCase) e2eCase {
 		tc.want = o.want
 		if o.stderrDiffers != "" {
 			tc.stderrDiffers = o.stderrDiffers
+		}
+		if o.teardownRace {
+			tc.teardownRace = true
 		}
 	}
 	return tc

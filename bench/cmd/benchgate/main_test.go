@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJudge(t *testing.T) {
+	c := &config{threshold: 0.10, alpha: 0.05}
+	base := []float64{100, 101, 99, 100, 102, 98, 100, 101, 99, 100}
+	scale := func(f float64) []float64 {
+		out := make([]float64, len(base))
+		for i, v := range base {
+			out[i] = v * f
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		unit  string
+		b, h  []float64
+		fail  bool
+		words string
+	}{
+		{"30% slower", "ns/op", base, scale(1.3), true, "FAIL (slower)"},
+		{"5% slower: significant, within threshold", "ns/op", base, scale(1.05), false, "within threshold"},
+		{"same", "ns/op", base, base, false, "no significant change"},
+		{"faster", "ns/op", base, scale(0.7), false, "faster"},
+		{"one more allocation", "allocs/op", []float64{2, 2, 2}, []float64{3, 3, 3}, true, "more allocations"},
+		{"same allocations", "allocs/op", []float64{2, 2, 2}, []float64{2, 2, 2}, false, "ok"},
+		{"varying allocations within range", "allocs/op", []float64{0, 1, 0}, []float64{1, 0, 1}, false, "varies"},
+		{"varying allocations above range", "allocs/op", []float64{0, 1, 0}, []float64{2, 2, 1}, true, "more allocations"},
+		{"more bytes, deterministic", "B/op", []float64{64, 64}, []float64{80, 80}, true, "more bytes"},
+		{"more bytes, varying", "B/op", []float64{64, 70}, []float64{80, 90}, false, "reported only"},
+	} {
+		line, fail := judge(c, tc.unit, tc.b, tc.h)
+		if fail != tc.fail || !strings.Contains(line, tc.words) {
+			t.Errorf("%s: judge = %q, %v; want fail=%v and %q", tc.name, line, fail, tc.fail, tc.words)
+		}
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for in, want := range map[string]float64{"10%": 0.10, "0.1": 0.1, "25%": 0.25} {
+		if got, err := parseThreshold(in); err != nil || got != want {
+			t.Errorf("parseThreshold(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "fast", "-5%"} {
+		if _, err := parseThreshold(bad); err == nil {
+			t.Errorf("parseThreshold(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/orcgo/orcrt/bench/internal/benchdata"
+)
+
+type target struct {
+	issue, id, figure, unit, limit, anchor string
+	line                                   int
+}
+
+func main() {
+	targets := flag.String("targets", "bench/targets.txt", "targets table")
+	tests := flag.String("tests", "", "`go test -v` output holding the tests of unit \"test\"")
+	strict := flag.Bool("strict", false, "exit 1 if a target fails")
+	flag.Parse()
+	ts, err := readTargets(*targets)
+	if err != nil {
+		fatal(err)
+	}
+	set, err := benchdata.Load(flag.Args()...)
+	if err != nil {
+		fatal(err)
+	}
+	var testOut string
+	if *tests != "" {
+		b, err := os.ReadFile(*tests)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			fatal(err)
+		}
+		testOut = string(b)
+	}
+	failed := summarize(os.Stdout, ts, set, testOut)
+	if failed > 0 && *strict {
+		os.Exit(1)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "benchsum:", err)
+	os.Exit(2)
+}
+
+func readTargets(path string) ([]target, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ts []target
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 6 {
+			return nil, fmt.Errorf("%s:%d: want 6 columns (issue id figure unit limit anchor), have %d", path, n, len(f))
+		}
+		t := target{f[0], f[1], f[2], f[3], f[4], f[5], n}
+		if _, _, err := parseLimit(t.limit); err != nil && t.unit != "test" {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if isRatio(t.limit) == (t.anchor == "-") && t.unit != "test" {
+			return nil, fmt.Errorf("%s:%d: a ratio limit needs an anchor and an absolute one none", path, n)
+		}
+		ts = append(ts, t)
+	}
+	return ts, sc.Err()
+}
+
+func isRatio(limit string) bool { return strings.HasSuffix(limit, "x") }
+
+// parseLimit parses "<=1.3x", "<=150ns", "<=0".
+func parseLimit(s string) (v float64, ratio bool, err error) {
+	num, ok := strings.CutPrefix(s, "<=")
+	if !ok {
+		return 0, false, fmt.Errorf("limit %q: want <=R x, <=V or pass", s)
+	}
+	ratio = strings.HasSuffix(num, "x")
+	num = strings.TrimSuffix(strings.TrimSuffix(num, "x"), "ns")
+	v, err = strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("limit %q: %w", s, err)
+	}
+	return v, ratio, nil
+}
+
+type row struct {
+	issue, id, figure, measured, anchor, ratio, limit, result string
+}
+
+// summarize writes the table and returns the number of failed targets.
+func summarize(w io.Writer, ts []target, set *benchdata.Set, testOut string) int {
+	var rows []row
+	failed := 0
+	for _, t := range ts {
+		for _, r := range evaluate(t, set, testOut) {
+			if r.result != "pass" {
+				failed++
+			}
+			rows = append(rows, r)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "issue\ttarget\tfigure\tmeasured\tanchor (same run)\tratio\tlimit\tresult")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.issue, r.id, r.figure, r.measured, r.anchor, r.ratio, r.limit, r.result)
+	}
+	tw.Flush()
+	pass := len(rows) - failed
+	fmt.Fprintf(w, "\n%d of %d targets met, %d not met\n", pass, len(rows), failed)
+	return failed
+}
+
+func evaluate(t target, set *benchdata.Set, testOut string) []row {
+	base := row{issue: t.issue, id: t.id, figure: t.figure, limit: t.limit, anchor: "-", ratio: "-"}
+	if t.unit == "test" {
+		name := t.figure
+		if _, n, ok := strings.Cut(name, ":"); ok {
+			name = n
+		}
+		switch {
+		case strings.Contains(testOut, "--- PASS: "+name+" "):
+			base.measured, base.result = "test passed", "pass"
+		case strings.Contains(testOut, "--- FAIL: "+name+" "):
+			base.measured, base.result = "test FAILED", "FAIL"
+		default:
+			base.measured, base.result = "test not run", "missing"
+		}
+		return []row{base}
+	}
+	limit, ratio, _ := parseLimit(t.limit)
+	keys := set.Match(t.figure)
+	if len(keys) == 0 {
+		base.measured, base.result = "no such benchmark", "missing"
+		return []row{base}
+	}
+	var anchor float64
+	if ratio {
+		ak := set.Match(t.anchor)
+		switch {
+		case len(ak) == 0:
+			base.anchor, base.measured, base.result = t.anchor+": no such benchmark", "-", "missing"
+			return []row{base}
+		case len(ak) > 1:
+			base.anchor, base.measured, base.result = t.anchor+": ambiguous", "-", "missing"
+			return []row{base}
+		}
+		vals := set.Samples[ak[0]][t.unit]
+		if len(vals) == 0 {
+			base.anchor, base.measured, base.result = t.anchor+": no "+t.unit, "-", "missing"
+			return []row{base}
+		}
+		anchor = benchdata.Median(vals)
+		base.anchor = ak[0].String() + " " + format(vals, t.unit)
+	}
+	var rows []row
+	for _, k := range keys {
+		r := base
+		if len(keys) > 1 {
+			r.figure = k.String()
+		}
+		vals := set.Samples[k][t.unit]
+		if len(vals) == 0 {
+			r.measured, r.result = "no "+t.unit, "missing"
+			rows = append(rows, r)
+			continue
+		}
+		m := benchdata.Median(vals)
+		r.measured = format(vals, t.unit)
+		got := m
+		if ratio {
+			got = m / anchor
+			r.ratio = fmt.Sprintf("%.3fx", got)
+		}
+		r.result = "pass"
+		if got > limit {
+			r.result = "FAIL"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// format shows a median with its unit, the sample size and, when the
+// values vary, the 95% confidence interval as benchstat's ±%.
+func format(vals []float64, unit string) string {
+	s := benchdata.Summary(vals)
+	var v string
+	switch unit {
+	case "ns/op":
+		v = fmtNs(s.Center)
+	default:
+		v = strconv.FormatFloat(s.Center, 'g', 4, 64) + " " + unit
+	}
+	if s.Lo != s.Hi {
+		v += " " + s.PctRangeString()
+	}
+	return fmt.Sprintf("%s n=%d", v, len(vals))
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3fs", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3fms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3fµs", ns/1e3)
+	}
+	return fmt.Sprintf("%.2fns", ns)
+}

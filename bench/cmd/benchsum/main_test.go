@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orcgo/orcrt/bench/internal/benchdata"
+)
+
+const results = `pkg: github.com/orcgo/orcrt/bench/spsbench
+BenchmarkSPS/op=encode/shape=bytes1MiB-2 	10	110 ns/op	0 allocs/op
+BenchmarkSPS/op=encode/shape=bytes1MiB-2 	10	120 ns/op	0 allocs/op
+BenchmarkSPS/op=encode/shape=bytes1MiB-2 	10	130 ns/op	1 allocs/op
+BenchmarkCopy/size=1MiB-2                	10	100 ns/op	0 allocs/op
+BenchmarkCopy/size=1MiB-2                	10	100 ns/op	0 allocs/op
+`
+
+func TestSummarize(t *testing.T) {
+	dir := t.TempDir()
+	targets := filepath.Join(dir, "targets.txt")
+	if err := os.WriteFile(targets, []byte(`# comment
+6 ratio-pass spsbench:SPS/op=encode/shape=bytes1MiB ns/op <=1.3x spsbench:Copy/size=1MiB
+6 ratio-fail spsbench:SPS/op=encode/shape=bytes1MiB ns/op <=1.1x spsbench:Copy/size=1MiB
+6 abs-pass   spsbench:SPS/op=encode/shape=bytes1MiB ns/op <=120ns -
+6 allocs     spsbench:SPS/op=encode/shape=* allocs/op <=0 -
+6 missing    spsbench:SPS/op=decode/shape=u64 ns/op <=1 -
+6 a-test     slab:TestX test pass -
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := readTargets(targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := benchdata.New()
+	if err := set.Read(strings.NewReader(results), "r"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	failed := summarize(&out, ts, set, "--- PASS: TestX (0.01s)\n")
+	// ratio-fail (1.2x > 1.1x) and missing; allocs median is 0: passes.
+	if failed != 2 {
+		t.Errorf("failed = %d, want 2\n%s", failed, out.String())
+	}
+	for _, want := range []string{"ratio-pass", "1.200x", "FAIL", "missing", "test passed", "4 of 6 targets met"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestReadTargetsErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{
+		"6 x a ns/op <=1.3x\n",         // 5 columns
+		"6 x a ns/op <=1.3x -\n",       // ratio without anchor
+		"6 x a ns/op <=150ns anchor\n", // absolute with anchor
+		"6 x a ns/op 1.3x anchor\n",    // no <=
+		"6 x a ns/op <=fast -\n",       // not a number
+	} {
+		f := filepath.Join(dir, "t.txt")
+		if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readTargets(f); err == nil {
+			t.Errorf("readTargets accepted %q", bad)
+		}
+	}
+	// The repository's own table parses.
+	if _, err := readTargets("../../targets.txt"); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `make bench-report`: records per-call latency samples of the
+# cross-process round trips (bench/procbench TestLatencySamples, orcrt
+# and stock alternating) and renders bench/out/report/index.html with
+# bench/cmd/benchreport from them and the last `make bench` (bench/out).
+set -euo pipefail
+OUT=${OUT:-bench/out}
+[ -s "$OUT/keepalivebench.txt" ] && [ -s "$OUT/spsbench.txt" ] || {
+  echo "bench-report: run \`make bench\` first (no $OUT/keepalivebench.txt or $OUT/spsbench.txt)" >&2; exit 1; }
+lat=$(cd "$OUT" && pwd)/latency.txt
+ORCRT_REQUIRE_LLVM=1 ORCRT_PROCBENCH_LATENCY=$lat go test -count=1 -run '^TestLatencySamples$' ./bench/procbench
+go run ./bench/cmd/benchreport -in "$OUT" -latency "$lat" -out "$OUT/report"
+echo "bench-report: file://$(cd "$OUT/report" && pwd)/index.html"

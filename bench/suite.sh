@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The benchmark suite (`make bench`): every family beside its same-run
+# anchors, interleaved round by round, then the summary against
+# bench/targets.txt. Run from the module root.
+#
+#   COUNT      rounds (samples per benchmark; default 10)
+#   BENCHTIME  -benchtime of every Go benchmark (default 200ms)
+#   WHOLE_N    whole llvm-jitlink runs per executor and program (default 10)
+#   OUT        output directory (default bench/out)
+#
+# Each package's test binary is built once (go test -c) and run COUNT
+# times with -count=1, one package after another in every round, so
+# that a benchmark and its anchor (always in the same package) alternate
+# across the run instead of one finishing before the other starts; the
+# machine's drift hits both alike. Whole runs (bench/cmd/wholerun)
+# interleave orcrt and stock run by run. Outputs, all benchstat format:
+# $OUT/<pkg>.txt per package, $OUT/wholerun.txt, $OUT/bench.txt (all of
+# them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt.
+set -euo pipefail
+COUNT=${COUNT:-10}
+BENCHTIME=${BENCHTIME:-200ms}
+WHOLE_N=${WHOLE_N:-10}
+OUT=${OUT:-bench/out}
+GO=${GO:-go}
+PKGS=(spsbench keepalivebench membench allocbench rtbench wirebench procbench)
+root=$(pwd)
+mkdir -p "$OUT/bin"
+OUT=$(cd "$OUT" && pwd)
+
+echo "== building test binaries" >&2
+for p in "${PKGS[@]}"; do
+  $GO test -c -o "$OUT/bin/$p.test" "./bench/$p"
+  : >"$OUT/$p.txt"
+done
+
+# Keepalive runs at 1, 2, 4 and 8 Ps: the targets use 1 and 2, the
+# report charts cost against goroutine count.
+cpu_for() { [ "$1" = keepalivebench ] && echo 1,2,4,8 || echo "$(nproc)"; }
+
+for i in $(seq 1 "$COUNT"); do
+  echo "== round $i/$COUNT" >&2
+  for p in "${PKGS[@]}"; do
+    (cd "$root/bench/$p" && ORCRT_REQUIRE_LLVM=${ORCRT_REQUIRE_LLVM:-1} "$OUT/bin/$p.test" \
+      -test.run '^$' -test.bench . -test.benchmem -test.count 1 \
+      -test.benchtime "$BENCHTIME" -test.cpu "$(cpu_for "$p")") | tee -a "$OUT/$p.txt"
+  done
+done
+
+echo "== whole llvm-jitlink runs (n=$WHOLE_N per executor and program)" >&2
+$GO run ./bench/cmd/wholerun -n "$WHOLE_N" | tee "$OUT/wholerun.txt"
+
+echo "== tests the targets reference" >&2
+$GO test -count=1 -v -run '^TestOneProtectPerTransition$' ./slab >"$OUT/tests.txt"
+$GO test -count=1 -v -run '^TestAllocCycleSyscalls$' ./bench/allocbench >>"$OUT/tests.txt"
+
+cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun}.txt >"$OUT/bench.txt"
+
+echo "== benchstat" >&2
+for p in "${PKGS[@]}" wholerun; do
+  $GO tool benchstat "$OUT/$p.txt" >"$OUT/$p.benchstat.txt"
+done
+cat "$OUT"/*.benchstat.txt
+
+echo
+echo "== summary: each figure against its same-run anchor (bench/targets.txt)"
+$GO run ./bench/cmd/benchsum -targets bench/targets.txt -tests "$OUT/tests.txt" "$OUT/bench.txt" | tee "$OUT/summary.txt"
