@@ -179,15 +179,6 @@ func countFrames(b []byte, op simpleremote.Opcode) int {
 
 func allocLimit(data []byte) uint64 { return uint64(allocPerByte*len(data) + allocSlack) }
 
-// isStockError reports whether err is one of the wire layer's terminal
-// errors (the stock executor's messages, or orcrt's size limit).
-func isStockError(err error) bool {
-	var pe *simpleremote.ProtocolError
-	var nc *simpleremote.NoCallError
-	var tl *simpleremote.MessageTooLargeError
-	return errors.As(err, &pe) || errors.As(err, &nc) || errors.As(err, &tl)
-}
-
 func check(t *testing.T, data []byte, o outcome) {
 	t.Helper()
 	// Serve's error joins the terminal error with what services reported
@@ -205,7 +196,7 @@ func check(t *testing.T, data []byte, o outcome) {
 		if strings.Contains(e.Error(), "panic") {
 			t.Fatalf("Serve: %v", e)
 		}
-		if isStockError(e) {
+		if memconn.IsWireError(e) {
 			wire++
 		}
 	}

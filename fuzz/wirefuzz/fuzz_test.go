@@ -3,7 +3,6 @@ package wirefuzz
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -196,19 +195,12 @@ func parseInput(data []byte) inputFacts {
 
 func allocLimit(data []byte) uint64 { return uint64(allocPerByte*len(data) + allocSlack) }
 
-func isStockError(err error) bool {
-	var pe *simpleremote.ProtocolError
-	var nc *simpleremote.NoCallError
-	var tl *simpleremote.MessageTooLargeError
-	return errors.As(err, &pe) || errors.As(err, &nc) || errors.As(err, &tl)
-}
-
 func check(t *testing.T, data []byte, o outcome) {
 	t.Helper()
 	if o.notified != 1 {
 		t.Fatalf("NotifyDisconnected ran %d times", o.notified)
 	}
-	if o.err != nil && !isStockError(o.err) {
+	if o.err != nil && !memconn.IsWireError(o.err) {
 		t.Fatalf("terminal error %T %q is not a protocol error", o.err, o.err)
 	}
 	for _, err := range o.reportedErr {

@@ -65,3 +65,13 @@ func CheckOutput(out []byte, hangupOK bool, visit func(h simpleremote.Header) er
 		}
 	}
 }
+
+// IsWireError reports whether err is one of the wire layer's terminal
+// errors: the stock executor's protocol messages, a Result for no call,
+// or orcrt's message-size limit.
+func IsWireError(err error) bool {
+	var pe *simpleremote.ProtocolError
+	var nc *simpleremote.NoCallError
+	var tl *simpleremote.MessageTooLargeError
+	return errors.As(err, &pe) || errors.As(err, &nc) || errors.As(err, &tl)
+}

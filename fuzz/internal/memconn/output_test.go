@@ -2,6 +2,7 @@ package memconn
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,10 @@ func TestCheckOutput(t *testing.T) {
 			assert.Equal(t, tc.visited, n)
 		})
 	}
+}
+
+func TestIsWireError(t *testing.T) {
+	assert.False(t, IsWireError(nil))
+	assert.False(t, IsWireError(errors.New("other")))
+	assert.True(t, IsWireError(fmt.Errorf("wrapped: %w", &simpleremote.MessageTooLargeError{})))
 }
