@@ -16,7 +16,7 @@ out=${1:-profiles/orcrt-executor.pgo}
 tmp=$(mktemp -d /tmp/orcrt-pgo.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 exe=$tmp/orcrt-executor
-go build -pgo=off -o "$exe" ./cmd/orcrt-executor
+go build -pgo=off -tags orcrt_cpuprofile -o "$exe" ./cmd/orcrt-executor
 mkdir "$tmp/prof"
 export ORCRT_CPUPROFILE=$tmp/prof/cpu-%p.pprof
 
