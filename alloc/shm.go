@@ -510,14 +510,9 @@ func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 
 func shmDeinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	var buf [16]sps.Addr
-	inst, keys, ok := decodeAddrSeq(args, buf[:0])
+	m, keys, fail, ok := instanceAddrs[*SharedMemoryMapper](s, args, buf[:0], shmName)
 	if !ok {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
-		return
-	}
-	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
-	if err != nil {
-		ret(spsError(err))
+		ret(fail)
 		return
 	}
 	ret(spsError(m.Deinitialize(keys)))
@@ -525,14 +520,9 @@ func shmDeinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 
 func shmReleaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	var buf [16]sps.Addr
-	inst, bases, ok := decodeAddrSeq(args, buf[:0])
+	m, bases, fail, ok := instanceAddrs[*SharedMemoryMapper](s, args, buf[:0], shmName)
 	if !ok {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
-		return
-	}
-	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
-	if err != nil {
-		ret(spsError(err))
+		ret(fail)
 		return
 	}
 	ret(spsError(m.Release(bases)))

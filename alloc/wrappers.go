@@ -109,16 +109,27 @@ func decodeAddrSeq(args []byte, dst []sps.Addr) (sps.Addr, []sps.Addr, bool) {
 	return inst, dst, !d.Failed()
 }
 
+// instanceAddrs decodes the (instance, Sequence<Addr>) arguments of the
+// deinitialize and release wrappers into dst and looks the instance up.
+// If !ok, fail is the result to return: the empty (deserialization)
+// result or the lookup's error.
+func instanceAddrs[T any](s *rt.Session, args []byte, dst []sps.Addr, what string) (m T, addrs []sps.Addr, fail rt.WrapperResult, ok bool) {
+	inst, addrs, ok := decodeAddrSeq(args, dst)
+	if !ok {
+		return m, nil, rt.OutOfBandResult(MsgDeserializeArgs), false
+	}
+	m, err := lookupInstance[T](s, inst, what)
+	if err != nil {
+		return m, nil, spsError(err), false
+	}
+	return m, addrs, rt.WrapperResult{}, true
+}
+
 func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	var buf [16]sps.Addr
-	inst, keys, ok := decodeAddrSeq(args, buf[:0])
+	m, keys, fail, ok := instanceAddrs[*MemoryManager](s, args, buf[:0], mmName)
 	if !ok {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
-		return
-	}
-	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
-	if err != nil {
-		ret(spsError(err))
+		ret(fail)
 		return
 	}
 	ret(spsError(m.Deinitialize(keys)))
@@ -126,14 +137,9 @@ func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 
 func releaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	var buf [16]sps.Addr
-	inst, bases, ok := decodeAddrSeq(args, buf[:0])
+	m, bases, fail, ok := instanceAddrs[*MemoryManager](s, args, buf[:0], mmName)
 	if !ok {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
-		return
-	}
-	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
-	if err != nil {
-		ret(spsError(err))
+		ret(fail)
 		return
 	}
 	ret(spsError(m.Release(bases)))
