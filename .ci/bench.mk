@@ -44,6 +44,14 @@ BENCH_GATE_SET := \
   ./bench/wirebench='^BenchmarkRoundTrip$$/^transport=pipe$$/^call=(empty|write1MiB)$$' \
   ./bench/procbench='^BenchmarkRoundTrip$$/^transport=pipe$$/^call=(empty|alloc-cycle)$$/^executor=orcrt$$'
 
+# Gated on allocations only, their time reported: the in-process
+# alloc-cycle is three mprotect calls whose cost on a VM varies by
+# +-35-50% between runs (make bench), so its time failed 1 of 5 gate runs
+# between two commits that do not touch its path (+13%, p=0.029) and once
+# in CI (+22.7%, p=0.023). bench/procbench's alloc-cycle, whose round
+# trips dominate it, is still gated on time; make bench compares both.
+BENCH_GATE_ALLOCS_ONLY ?= ^allocbench:MemoryManager/op=alloc-cycle
+
 .PHONY: bench bench-report bench-gate bench-gate-full bench-baseline pgo-profile
 
 TEST_EXTRA += bench-gate
@@ -56,11 +64,13 @@ bench-report:
 
 bench-gate:
 	$(GO) run ./bench/cmd/benchgate -base $(BENCH_BASE) -threshold $(BENCH_THRESHOLD) \
-	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_GATE_TIME) -out bench/out/gate $(BENCH_GATE_SET)
+	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_GATE_TIME) -allocs-only '$(BENCH_GATE_ALLOCS_ONLY)' \
+	  -out bench/out/gate $(BENCH_GATE_SET)
 
 bench-gate-full:
 	$(GO) run ./bench/cmd/benchgate -base $(BENCH_BASE) -threshold $(BENCH_THRESHOLD) \
-	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_TIME) -out bench/out/gate-full \
+	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_TIME) -allocs-only '$(BENCH_GATE_ALLOCS_ONLY)' \
+	  -out bench/out/gate-full \
 	  ./bench/spsbench=. ./bench/keepalivebench=. ./bench/membench=. ./bench/allocbench=. \
 	  ./bench/rtbench=. ./bench/wirebench=. ./bench/procbench=.
 

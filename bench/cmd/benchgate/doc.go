@@ -24,6 +24,9 @@
 //   - sec/op: FAIL when head is slower with p < alpha AND its median is
 //     more than -threshold above base's; a significant change within the
 //     threshold is reported ("slower, within threshold") and passes.
+//     Benchmarks matching -allocs-only have their ns/op reported, not
+//     gated (figures dominated by system calls too variable for any
+//     threshold); their allocations are still gated.
 //   - allocs/op: gated exactly, any increase fails (when a count varies
 //     between runs, an increase means head's median above base's
 //     largest sample).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,5 +51,19 @@ func TestParseThreshold(t *testing.T) {
 		if _, err := parseThreshold(bad); err == nil {
 			t.Errorf("parseThreshold(%q) accepted", bad)
 		}
+	}
+}
+
+func TestTimeGated(t *testing.T) {
+	c := &config{}
+	if !timeGated(c, "allocbench:MemoryManager/op=alloc-cycle-2") {
+		t.Error("without -allocs-only every benchmark's time is gated")
+	}
+	c.allocsOnly = regexp.MustCompile(`^allocbench:MemoryManager/op=alloc-cycle`)
+	if timeGated(c, "allocbench:MemoryManager/op=alloc-cycle-2") {
+		t.Error("alloc-cycle matches -allocs-only: its time must not be gated")
+	}
+	if !timeGated(c, "allocbench:AllocActions/n=4-2") {
+		t.Error("AllocActions does not match -allocs-only: its time is gated")
 	}
 }
