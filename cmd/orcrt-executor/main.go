@@ -66,7 +66,10 @@ func run(argv []string) int {
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions()})
+	// One P: the executor's Go code is glue between the pipe and native
+	// code, and a second P only spins and wakes threads (see
+	// executor.Options.MaxProcs; the GOMAXPROCS variable still wins).
+	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1})
 	if err != nil {
 		return fail(err)
 	}
