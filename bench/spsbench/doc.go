@@ -13,18 +13,19 @@
 //
 // Encoding the finalize shape is eight 4 KiB copy() calls plus 25-byte
 // headers, and the copies alone (size=8x4KiB-wire) already cost ~1.4-1.55x
-// one 32 KiB copy: on the wire each segment's content starts 8+25·k+4096·k
-// bytes in, so no layout of the output buffer aligns more than one of
-// them, and Go's memmove (on this AMD host: AVX, 32-byte stores aligned
-// to the destination, hence loads misaligned to it, which split cache
-// lines) pays for it eight times over. size=8x4KiB-aligned is the same
-// eight copies to aligned offsets: ~1.2x, the price of eight calls rather
-// than one. The options were measured (best of 400 interleaved blocks,
-// SCHED_FIFO, same run): a Go-assembly REP MOVSB copy brings the eight
-// unaligned copies from 1.54-1.59x to 1.34-1.37x of copy(32 KiB) — still
-// above the 1.3x target before the headers are counted — and would need
-// CPU detection (ERMS/FSRM) at run time, since REP MOVSB is slow on CPUs
-// without them; aligning the contents would break the wire format. And
+// one 32 KiB copy. On the wire each segment's content starts 8+25·k+4096·k
+// bytes in, so content k lands 33+25·k bytes (mod 4096) past its source
+// page offset, and a sweep of that distance (eight 4 KiB copies between
+// page-aligned buffers) costs 1.0-1.1x copy(32 KiB) at 0-64 bytes and past
+// 512, but 1.2-1.4x at 100-300: the loads of a forward copy run into the
+// 4 KiB alias of stores still in flight. size=8x4KiB-aligned is the same
+// eight copies to aligned offsets: ~1.2x. Hand-written copies were
+// measured in the same run as copy(32 KiB) (eight wire-offset copies,
+// medians of 10): Go's memmove 1.42x, REP MOVSB 1.29x (needs ERMS/FSRM
+// detection), AVX-512 with loads 1 KiB ahead of aligned stores 1.26x, an
+// AVX2 backward copy 1.48x — the best of them leaves ~0.04x for the
+// headers, the sizing pass and eight 16-byte argument copies, which cost
+// more. Aligning the contents would break the wire format. And
 // the finalize encoder is not on orcrt's hot path: the executor only
 // decodes finalize requests (zero-copy views) and copies each segment
 // once into JIT'd memory; encoding them is what controllers do (LLVM, or
