@@ -129,6 +129,8 @@ func cases() []e2eCase {
 			want: expect{exit: 44, stdout: []string{"lazy_fn(20)=41\n"}}},
 		{name: "lazy-dispatch-from-threads", args: args(orcRT, obj("", "dispatch_threads.c"), "-lazy", obj("", "lazyfn.c")),
 			want: expect{exit: 36, stdout: []string{"sum=36\n"}}},
+		{name: "lazy-dispatch-while-main-spins", args: args(orcRT, obj("", "dispatch_spin.c"), "-lazy", obj("", "lazyfn.c")),
+			want: expect{exit: 36, stdout: []string{"sum=36\n"}}},
 		{name: "debuginfo-gdb-action", args: args(obj("-O1 -g", "multig.c")),
 			want: expect{exit: 79, stdout: []string{"counter=79\n"}}},
 		{name: "memmgr-simple-remote", args: args("-use-memmgr=simple-remote", obj("-O1 -g", "multig.c")),
