@@ -29,6 +29,12 @@
 // "<argv0>: Message size N exceeds the limit of M bytes"; the stock
 // executor allocates whatever a header claims.
 //
+// The executor serves with GOMAXPROCS 1 (its Go code is glue between the
+// pipe and native code; JIT'd code runs on threads of its own) unless the
+// GOMAXPROCS variable says otherwise, and it links libstdc++, libgcc_s
+// and libm as the stock executor does, so they are loaded before the
+// session starts.
+//
 // A leading -v, or ORCRT_LOG=debug in the environment, logs the protocol
 // traffic (log/slog, text) to stderr. Nothing is ever written to stdout
 // but JIT'd programs' own output.
