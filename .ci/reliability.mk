@@ -19,7 +19,7 @@ SOAK ?= 60s
 TEST_EXTRA += leak-sessions
 
 leak-sessions:
-	ORCRT_SESSIONS=10000 $(GO) test -count=1 -run '^TestManySessionsNoLeaks$$' -v ./rt/executor
+	ORCRT_SESSIONS=10000 $(GO) test -count=1 -run '^TestManySessionsNoLeaks$$' -v ./executor
 
 soak:
-	ORCRT_SOAK=$(SOAK) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./rt/executor
+	ORCRT_SOAK=$(SOAK) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./executor

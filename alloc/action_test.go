@@ -153,7 +153,7 @@ func TestActionResults(t *testing.T) {
 	}{
 		{"native inline success", c.nop(), ""},
 		{"native SPSError failure", c.fail("boom"), "boom"},
-		{"native out-of-band error", c.oob(MsgDeserializeArgs), MsgDeserializeArgs},
+		{"native out-of-band error", c.oob(msgDeserializeArgs), msgDeserializeArgs},
 		{"native empty result", c.emptyRet(), MsgDeserializeActionResult},
 		{"native truncated SPSError", c.ret(append(sps.AppendU64([]byte{1}, 32), "short"...), false), MsgDeserializeActionResult},
 		{"go truncated SPSError (inline size)", sps.WrapperCall{Fn: goAction(rt.CopyResult([]byte{1, 5, 0}))}, MsgDeserializeActionResult},
@@ -336,7 +336,7 @@ func TestSPSAllocAction(t *testing.T) {
 	})
 	t.Run("RunActionWithUndecodableArgs", func(t *testing.T) {
 		err := r.Run(sps.WrapperCall{Fn: fn, Args: []byte{1}})
-		assert.EqualError(t, err, rt.MsgDeserializeArgs, "the handler's out-of-band error is the failure")
+		assert.EqualError(t, err, msgDeserializeArgs, "the handler's out-of-band error is the failure")
 		var oob *rt.OutOfBandError
 		assert.ErrorAs(t, err, &oob)
 	})

@@ -20,7 +20,7 @@
 // instance address, resolved through the Session's instance table (a
 // wrong address gives a clean error in the result, never a crash).
 // Arguments that do not decode give the out-of-band error
-// [MsgDeserializeArgs] (an empty Result payload on the LLVM 22 wire).
+// the dialect's DeserializeArgs (an empty Result payload on the LLVM 22 wire).
 // The same operations are Go methods for hosts that embed a Session.
 //
 // # Memory manager semantics (LLVM 22)

@@ -13,7 +13,7 @@ import (
 // FuzzMemoryManagerWrappers feeds arbitrary argument bytes to the four
 // wrappers of a live memory manager. The wrappers must never panic, must
 // answer every call exactly once with either the out-of-band
-// MsgDeserializeArgs or a well-formed SPSExpected / SPSError, and must
+// msgDeserializeArgs or a well-formed SPSExpected / SPSError, and must
 // never touch memory outside a reservation (the memory manager's own
 // bookkeeping is verified against the kernel afterwards). Action addresses
 // are replaced by a native no-op so that requests that do validate run
@@ -91,7 +91,7 @@ func FuzzMemoryManagerWrappers(f *testing.F) {
 		}
 		r := got[0]
 		if msg, ok := r.OutOfBandError(); ok {
-			if msg != MsgDeserializeArgs {
+			if msg != msgDeserializeArgs {
 				t.Fatalf("out-of-band %q", msg)
 			}
 			return

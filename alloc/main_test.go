@@ -5,6 +5,7 @@ package alloc
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -346,3 +347,5 @@ func okAddr(a sps.Addr) []byte { return sps.AppendAddr([]byte{1}, a) }
 
 // errPayload is the encoding of an SPSExpected (tag 0) or SPSError (tag 1) failure.
 func errPayload(tag byte, msg string) []byte { return sps.AppendString([]byte{tag}, msg) }
+
+var msgDeserializeArgs = dialect.Latest.DeserializeArgs

@@ -559,7 +559,7 @@ func TestHostileArgs(t *testing.T) {
 		r := e.call(tc.fn, tc.args)
 		msg, oob := r.OutOfBandError()
 		assert.True(t, oob, tc.name)
-		assert.Equal(t, MsgDeserializeArgs, msg, tc.name)
+		assert.Equal(t, msgDeserializeArgs, msg, tc.name)
 	}
 	// Trailing bytes are ignored, as LLVM ignores them.
 	r := e.call(MemoryManagerReleaseName, append(sps.MemoryManagerRelease.AppendArgs(nil, inst, nil), 0x78, 0x78))

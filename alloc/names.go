@@ -26,10 +26,6 @@ const (
 // LLVM 22's own messages. They travel to the controller verbatim, so they
 // carry no package prefix.
 const (
-	// MsgDeserializeArgs is the out-of-band result of a wrapper whose
-	// argument bytes do not decode (LLVM 22's WrapperFunction::handle).
-	// On the LLVM 22 wire it becomes an empty Result payload.
-	MsgDeserializeArgs = "Could not deserialize arguments for wrapper function call"
 	// MsgDeserializeActionResult fails an allocation action whose result
 	// is empty or is not an SPSError (WrapperFunctionCall::runWithSPSRet).
 	MsgDeserializeActionResult = "Could not deserialize result from serialized wrapper function call"

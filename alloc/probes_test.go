@@ -71,7 +71,7 @@ func TestProbe1MemoryManager(t *testing.T) {
 	r := e.call(MemoryManagerReserveName, unhex(t, "010203"))
 	msg, oob := r.OutOfBandError()
 	require.True(t, oob)
-	assert.Equal(t, MsgDeserializeArgs, msg)
+	assert.Equal(t, msgDeserializeArgs, msg)
 	assert.Zero(t, r.Size())
 
 	sub := map[uint64]uint64{probeInst: uint64(e.mm.InstanceAddr())}
@@ -169,11 +169,11 @@ func TestProbe3ActionOrdering(t *testing.T) {
 		Actions: []sps.ActionPair{
 			pair(c.rec(l, 0xb0), c.rec(l, 0xe0)),
 			pair(c.nop(), c.rec(l, 0xe1)),
-			pair(c.oob(MsgDeserializeArgs), c.rec(l, 0xe2)),
+			pair(c.oob(msgDeserializeArgs), c.rec(l, 0xe2)),
 			pair(c.rec(l, 0xb3), c.rec(l, 0xe3)),
 		},
 	})
-	assert.Equal(t, hex.EncodeToString(errPayload(0, MsgDeserializeArgs)), resultHex(r))
+	assert.Equal(t, hex.EncodeToString(errPayload(0, msgDeserializeArgs)), resultHex(r))
 	assert.Equal(t, []uint64{0xa0, 0xa1, 0xa2, 0xd2, 0xd0, 0xb0, 0xe1, 0xe0}, l.entries(),
 		"B0 ran; E1 then E0 ran as cleanup; E2, B3 and E3 did not run")
 

@@ -467,7 +467,7 @@ func shmReserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	d := sps.NewDecoder(args)
 	inst, size := d.Addr(), d.U64()
 	if d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	var (
@@ -486,14 +486,14 @@ func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	d := sps.NewDecoder(args)
 	inst, resv := d.Addr(), d.Addr()
 	if d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
 	if err != nil {
 		var fr sps.SharedFinalizeRequest
 		if fr.Decode(&d); d.Failed() {
-			ret(rt.OutOfBandResult(MsgDeserializeArgs))
+			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 			return
 		}
 		ret(expectedAddr(0, err))
@@ -502,7 +502,7 @@ func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	sc := m.getScratch()
 	defer m.putScratch(sc)
 	if sc.fr.Decode(&d); d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	ret(expectedAddr(m.initializeWith(resv, &sc.fr, sc)))

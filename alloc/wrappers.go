@@ -12,7 +12,7 @@ import (
 // ...Deinitialize, ...Release). They are method-style: the first argument
 // is the instance address, resolved through the Session's instance table,
 // never cast to a pointer. Undecodable arguments give the out-of-band error
-// MsgDeserializeArgs (an empty Result payload on the LLVM 22 wire); an
+// the dialect's DeserializeArgs (an empty Result payload on the LLVM 22 wire); an
 // unknown instance gives a clean error inside the SPSExpected / SPSError
 // result, which the controller prints. Trailing argument bytes are ignored.
 
@@ -48,7 +48,7 @@ func reserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	d := sps.NewDecoder(args)
 	inst, size := d.Addr(), d.U64()
 	if d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
@@ -63,7 +63,7 @@ func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	d := sps.NewDecoder(args)
 	inst := d.Addr()
 	if d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
@@ -72,7 +72,7 @@ func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		// such whatever the instance.
 		var fr sps.FinalizeRequest
 		if fr.Decode(&d); d.Failed() {
-			ret(rt.OutOfBandResult(MsgDeserializeArgs))
+			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 			return
 		}
 		ret(expectedAddr(0, err))
@@ -83,7 +83,7 @@ func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	sc.fr.Decode(&d)
 	defer clearRequest(&sc.fr)
 	if d.Failed() {
-		ret(rt.OutOfBandResult(MsgDeserializeArgs))
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
 		return
 	}
 	ret(expectedAddr(m.initializeWith(&sc.fr, sc)))
@@ -116,7 +116,7 @@ func decodeAddrSeq(args []byte, dst []sps.Addr) (sps.Addr, []sps.Addr, bool) {
 func instanceAddrs[T any](s *rt.Session, args []byte, dst []sps.Addr, what string) (m T, addrs []sps.Addr, fail rt.WrapperResult, ok bool) {
 	inst, addrs, ok := decodeAddrSeq(args, dst)
 	if !ok {
-		return m, nil, rt.OutOfBandResult(MsgDeserializeArgs), false
+		return m, nil, rt.OutOfBandResult(s.Dialect().DeserializeArgs), false
 	}
 	m, err := lookupInstance[T](s, inst, what)
 	if err != nil {

@@ -8,9 +8,6 @@ import (
 // Upstream's out-of-band error and error messages. They travel to and
 // from LLVM verbatim, so they are not "rt: "-prefixed.
 const (
-	// MsgDeserializeArgs is the out-of-band result of a typed wrapper
-	// whose argument bytes do not decode.
-	MsgDeserializeArgs = "Could not deserialize wrapper function arg data"
 	// MsgSerializeResult is the out-of-band result of a typed wrapper
 	// whose result could not be encoded.
 	MsgSerializeResult = "Could not serialize wrapper function result data"

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"sync"
 	"testing"
 	"time"
@@ -303,3 +304,5 @@ func oobMsg(r WrapperResult) string {
 	}
 	return msg
 }
+
+var msgDeserializeArgs = dialect.Latest.DeserializeArgs

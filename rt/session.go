@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -88,6 +89,7 @@ type Session struct {
 	info     ProcessInfo
 	dispatch Dispatcher
 	report   ErrorReporter
+	dialect  *dialect.Dialect
 	ka       *keepalive.Group
 	done     chan struct{} // closed when shutdown has completed
 
@@ -131,10 +133,24 @@ func NewSession(info ProcessInfo, d Dispatcher, report ErrorReporter) *Session {
 		ka:       keepalive.New(),
 		done:     make(chan struct{}),
 		cur:      StateStart,
+		dialect:  dialect.Latest,
 	}
 	s.services = []Service{notificationService{s}}
 	s.selfAddr = s.RegisterInstance(s)
 	return s
+}
+
+// Dialect returns the LLVM dialect the Session speaks ([dialect.Latest]
+// unless [Session.SetDialect] chose another).
+func (s *Session) Dialect() *dialect.Dialect { return s.dialect }
+
+// SetDialect chooses the LLVM dialect. Call it before the Session
+// serves any call; it is not safe to call concurrently with one.
+func (s *Session) SetDialect(d *dialect.Dialect) {
+	if d == nil {
+		panic("rt: SetDialect(nil)")
+	}
+	s.dialect = d
 }
 
 // ProcessInfo returns the executor process description.

@@ -12,7 +12,7 @@ import (
 // SPSExpected<T> result, flattened to (T, error).
 //
 // Handler side (upstream WrapperFunction::handle): undecodable arguments
-// answer with the out-of-band error MsgDeserializeArgs; a result whose
+// answer with the out-of-band error of the Session dialect's DeserializeArgs; a result whose
 // codec panics answers with MsgSerializeResult (and the panic is
 // reported). Trailing argument bytes are ignored, as LLVM ignores them.
 // Decoded []byte and sps views alias the argument buffer, which the
@@ -144,7 +144,7 @@ func Handle1[A1, R any](sig sps.Func1[A1, R], fn func(s *Session, a1 A1) R) Wrap
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, fn(s, a1)))
@@ -157,7 +157,7 @@ func HandleExpected1[A1, T any](sig sps.Func1[A1, sps.Expected[T]], fn func(s *S
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, expected(fn(s, a1))))
@@ -170,7 +170,7 @@ func HandleAsync1[A1, R any](sig sps.Func1[A1, R], fn func(s *Session, a1 A1, re
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		fn(s, a1, typedReturn(s, sig.Ret, ret))
@@ -195,7 +195,7 @@ func Handle2[A1, A2, R any](sig sps.Func2[A1, A2, R], fn func(s *Session, a1 A1,
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, fn(s, a1, a2)))
@@ -208,7 +208,7 @@ func HandleExpected2[A1, A2, T any](sig sps.Func2[A1, A2, sps.Expected[T]], fn f
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, expected(fn(s, a1, a2))))
@@ -221,7 +221,7 @@ func HandleAsync2[A1, A2, R any](sig sps.Func2[A1, A2, R], fn func(s *Session, a
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		fn(s, a1, a2, typedReturn(s, sig.Ret, ret))
@@ -246,7 +246,7 @@ func Handle3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], fn func(s *Session
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, a3, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, fn(s, a1, a2, a3)))
@@ -259,7 +259,7 @@ func HandleExpected3[A1, A2, A3, T any](sig sps.Func3[A1, A2, A3, sps.Expected[T
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, a3, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		ret(encode(s, sig.Ret, expected(fn(s, a1, a2, a3))))
@@ -272,7 +272,7 @@ func HandleAsync3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], fn func(s *Se
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		a1, a2, a3, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		fn(s, a1, a2, a3, typedReturn(s, sig.Ret, ret))
@@ -300,7 +300,7 @@ func HandleMethod0[T, R any](sig sps.Func1[sps.Addr, R], fn func(s *Session, obj
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -318,7 +318,7 @@ func HandleMethodExpected0[T, V any](sig sps.Func1[sps.Addr, sps.Expected[V]], f
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -336,7 +336,7 @@ func HandleMethodAsync0[T, R any](sig sps.Func1[sps.Addr, R], fn func(s *Session
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -357,7 +357,7 @@ func HandleMethod1[T, A1, R any](sig sps.Func2[sps.Addr, A1, R], fn func(s *Sess
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -375,7 +375,7 @@ func HandleMethodExpected1[T, A1, V any](sig sps.Func2[sps.Addr, A1, sps.Expecte
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -393,7 +393,7 @@ func HandleMethodAsync1[T, A1, R any](sig sps.Func2[sps.Addr, A1, R], fn func(s 
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -414,7 +414,7 @@ func HandleMethod2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn func
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -432,7 +432,7 @@ func HandleMethodExpected2[T, A1, A2, V any](sig sps.Func3[sps.Addr, A1, A2, sps
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)
@@ -450,7 +450,7 @@ func HandleMethodAsync2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn
 	return func(s *Session, args []byte, ret ReturnFunc) {
 		addr, a1, a2, err := sig.DecodeArgs(args)
 		if err != nil {
-			ret(OutOfBandResult(MsgDeserializeArgs))
+			ret(OutOfBandResult(s.dialect.DeserializeArgs))
 			return
 		}
 		obj, err := InstanceAt[T](s, addr)

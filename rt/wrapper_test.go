@@ -315,13 +315,13 @@ func TestTypedHandler_UndecodableArgs(t *testing.T) {
 		for _, args := range [][]byte{nil, {1, 2, 3}} {
 			var r WrapperResult
 			fn(s, args, func(res WrapperResult) { r = res })
-			assert.Equal(t, MsgDeserializeArgs, oobMsg(r), "%s(%x)", name, args)
+			assert.Equal(t, msgDeserializeArgs, oobMsg(r), "%s(%x)", name, args)
 		}
 	}
 	// A length prefix larger than the input is refused before allocating.
 	var r0 WrapperResult
 	fns["HandleAsync1"](s, sps.AppendU64(nil, 1<<62), func(res WrapperResult) { r0 = res })
-	assert.Equal(t, MsgDeserializeArgs, oobMsg(r0))
+	assert.Equal(t, msgDeserializeArgs, oobMsg(r0))
 	// Trailing bytes are ignored, as LLVM ignores them.
 	var r WrapperResult
 	Handle2(addSig, addHandler)(s, append(addSig.AppendArgs(nil, 1, 2), 9, 9), func(res WrapperResult) { r = res })

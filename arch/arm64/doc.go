@@ -64,7 +64,7 @@
 // On real arm64 hardware run, at least:
 //
 //	go test -run 'TestRewriteSameBlock|TestPackedBlocks' -count=1 ./rt/native/
-//	go test -count=1 ./arch/... ./slab/ ./alloc/ ./rt/native/ ./rt/entry/
+//	go test -count=1 ./arch/... ./slab/ ./alloc/ ./rt/native/ ./service/entry/
 //	go test -race -count=1 ./...
 //
 // TestRewriteSameBlock alternates "return 1" and "return 2" in the same

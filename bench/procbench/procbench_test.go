@@ -17,7 +17,7 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/internal/crossexec"
-	"github.com/orcgo/orcrt/rt/memaccess"
+	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/sps"
 )

@@ -1,5 +1,5 @@
 // Command orcrt-executor is a drop-in replacement for LLVM 22's
-// llvm-jitlink-executor, built on orcrt (package rt/executor): run
+// llvm-jitlink-executor, built on orcrt (package executor): run
 //
 //	llvm-jitlink -oop-executor=/path/to/orcrt-executor prog.o
 //

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/orcgo/orcrt/rt/executor"
+	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt/fatalsig"
-	"github.com/orcgo/orcrt/rt/gdbjit"
+	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 )
 

@@ -5,7 +5,7 @@
 //	go test -run '^$' -fuzz '^FuzzExecutor$' -fuzztime 10m ./fuzz/executorfuzz
 //	go test -run '^$' -fuzz '^FuzzWrappers$' -fuzztime 10m ./fuzz/executorfuzz
 //
-// FuzzExecutor serves a complete rt/executor Executor — the Session with
+// FuzzExecutor serves a complete executor Executor — the Session with
 // every LLVM 22 bootstrap service registered, exactly as orcrt-executor
 // builds it — over an in-memory connection fed an arbitrary (mutated)
 // framed controller stream, and checks for every input: no panic (a panic

@@ -7,10 +7,10 @@ import (
 	"slices"
 
 	"github.com/orcgo/orcrt/alloc"
-	"github.com/orcgo/orcrt/rt/ehframe"
-	"github.com/orcgo/orcrt/rt/entry"
-	"github.com/orcgo/orcrt/rt/executor"
-	"github.com/orcgo/orcrt/rt/memaccess"
+	"github.com/orcgo/orcrt/service/ehframe"
+	"github.com/orcgo/orcrt/service/entry"
+	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
 

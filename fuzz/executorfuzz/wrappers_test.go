@@ -11,11 +11,11 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/dylib"
-	"github.com/orcgo/orcrt/rt/ehframe"
-	"github.com/orcgo/orcrt/rt/executor"
-	"github.com/orcgo/orcrt/rt/gdbjit"
-	"github.com/orcgo/orcrt/rt/memaccess"
+	"github.com/orcgo/orcrt/service/dylib"
+	"github.com/orcgo/orcrt/service/ehframe"
+	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/service/gdbjit"
+	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
 

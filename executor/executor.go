@@ -1,0 +1,350 @@
+//go:build cgo
+
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/service/dylib"
+	"github.com/orcgo/orcrt/service/ehframe"
+	"github.com/orcgo/orcrt/service/entry"
+	"github.com/orcgo/orcrt/service/gdbjit"
+	"github.com/orcgo/orcrt/service/jitdispatch"
+	"github.com/orcgo/orcrt/service/memaccess"
+	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/simpleremote"
+)
+
+// Options configure an Executor. The zero value is what
+// llvm-jitlink-executor does.
+type Options struct {
+	// Logger receives debug logs of the protocol traffic (one record per
+	// message, with bootstrap names for known addresses) and the errors
+	// the Session reports. nil logs nothing.
+	Logger *slog.Logger
+	// NoSharedMemory leaves out the shared-memory mapper and its five
+	// optional bootstrap names (llvm-jitlink then cannot use
+	// -use-memmgr=shared).
+	NoSharedMemory bool
+	// Alloc configures the memory manager.
+	Alloc alloc.Config
+	// ProcessInfo overrides the triple and page size sent in Setup
+	// (nil: rt.DetectProcessInfo, what the stock sends).
+	ProcessInfo *rt.ProcessInfo
+	// Wire configures the SimpleRemoteEPC connection (nil: defaults).
+	Wire *simpleremote.Options
+	// DrainTimeout bounds how long Serve waits, once the connection has
+	// ended, for calls still running in JIT'd code (0: for ever, as the
+	// stock executor does). See drain.go.
+	DrainTimeout time.Duration
+	// MaxProcs, if positive, is the GOMAXPROCS Serve sets while it serves
+	// (the previous value is restored when it returns), unless the
+	// GOMAXPROCS environment variable is set; 0 leaves GOMAXPROCS alone,
+	// as a library embedded in a host should. The executor's Go code is
+	// glue between the pipe and native code — JIT'd code runs on threads
+	// of its own, which need no P — and with a single P (MaxProcs 1, what
+	// an executor process wants) a call handed from the connection's
+	// reader to its goroutine runs on the same thread, instead of waking a
+	// second one (a futex wake, a spinning thread and a 3 µs steal delay
+	// per call), which also costs the controller's process CPU time on
+	// small machines (see bench/procbench).
+	MaxProcs int
+}
+
+// Executor is one executor session: a Session with the LLVM 22 services.
+type Executor struct {
+	opts   Options
+	log    *slog.Logger
+	runner *rt.GoRunner
+	s      *rt.Session
+	syms   *rt.SymbolTable
+	bi     *rt.BootstrapInfo
+	mm     *alloc.MemoryManager
+	dylibs *dylib.Manager
+
+	mu       sync.Mutex
+	served   bool
+	reported []error // errors the Session reported
+}
+
+var (
+	prepareOnce sync.Once
+	prepareErr  error
+
+	// Background preparation (New): prepared is closed when PrepareProcess
+	// has finished; preparedFast is its lock-free mirror for the dispatch
+	// fast path.
+	startPrepareOnce sync.Once
+	prepared         = make(chan struct{})
+	preparedFast     atomic.Bool
+)
+
+// ProcessLibraries are loaded RTLD_NOW|RTLD_GLOBAL by PrepareProcess.
+var ProcessLibraries = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"}
+
+// PrepareProcess makes the C++ runtime, the unwinder and libm globally
+// visible in the process (protocol.md §7.1): the ORC runtime and JIT'd
+// C++ resolve libstdc++, libgcc_s (__register_frame, _Unwind_*) and libm
+// symbols through the process handle, as they would in the stock
+// executor, which links them. It runs once per process. An Executor
+// starts it on a background thread once Setup has been sent (Serve), or
+// at its first incoming call, and does not wait for it: loading libstdc++
+// costs several milliseconds (its relocations and static constructors),
+// which then overlap with the controller's own work after Setup instead
+// of delaying the session's start. (Started any earlier, it would hold
+// the dynamic linker's locks while the Go runtime creates threads for the
+// start-up, which then wait.) No incoming call runs before it has
+// finished (see prepGate); a failure is reported to the Session then,
+// and so ends up in Serve's error.
+func PrepareProcess() error {
+	prepareOnce.Do(func() {
+		var errs []error
+		for _, lib := range ProcessLibraries {
+			if _, err := native.Dlopen(lib, native.RTLD_NOW|native.RTLD_GLOBAL); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := ehframe.Init(); err != nil {
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			prepareErr = fmt.Errorf("executor: preparing the process: %w", errors.Join(errs...))
+		}
+	})
+	return prepareErr
+}
+
+// startPrepare runs PrepareProcess once, in the background.
+func startPrepare() {
+	startPrepareOnce.Do(func() {
+		go func() {
+			_ = PrepareProcess()
+			preparedFast.Store(true)
+			close(prepared)
+		}()
+	})
+}
+
+// prepGate is the Session's Dispatcher: tasks go to next once the process
+// is prepared; until then each one first waits (on its own goroutine, so
+// the connection's reader never blocks) for the preparation. Every
+// incoming call may need the libraries: symbol lookups through the
+// process handle, JIT'd C++ code, the unwinder's __register_frame.
+type prepGate struct {
+	next   rt.Dispatcher
+	report func(error)
+}
+
+func (g *prepGate) Dispatch(t *rt.Task) {
+	if preparedFast.Load() {
+		g.next.Dispatch(t)
+		return
+	}
+	startPrepare()
+	g.next.Dispatch(rt.NewTask(func() {
+		<-prepared
+		if prepareErr != nil {
+			g.report(prepareErr)
+		}
+		t.Run()
+	}))
+}
+
+// New builds an executor: a Session and all services, and the bootstrap
+// symbols. The process preparation (PrepareProcess) starts when Serve has
+// sent Setup. Nothing is connected yet.
+func New(opts Options) (*Executor, error) {
+	var pi rt.ProcessInfo
+	if opts.ProcessInfo != nil {
+		pi = *opts.ProcessInfo
+	} else {
+		var err error
+		if pi, err = rt.DetectProcessInfo(); err != nil {
+			return nil, fmt.Errorf("executor: %w", err)
+		}
+	}
+	e := &Executor{opts: opts, log: opts.Logger, runner: rt.NewGoRunner(16), syms: rt.NewSymbolTable()}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	var reportOnce sync.Once
+	gate := &prepGate{next: e.runner, report: func(err error) {
+		reportOnce.Do(func() { e.report(e.s, err) })
+	}}
+	e.s = rt.NewSession(pi, gate, e.report)
+	if err := e.install(); err != nil {
+		e.s.Close()
+		e.runner.Close()
+		return nil, err
+	}
+	// The stock Setup has an empty bootstrap map.
+	e.bi = rt.NewBootstrapInfo(e.s, e.syms, map[string][]byte{})
+	return e, nil
+}
+
+func (e *Executor) install() error {
+	s, syms := e.s, e.syms
+	// JIT'd wrapper functions see their argument bytes only for the
+	// duration of the native call.
+	s.SetUnknownTargetHandler(entry.CallJITWrapper, rt.BorrowArgs)
+	e.dylibs = dylib.New()
+	steps := []func(*rt.Session, *rt.SymbolTable) error{
+		jitdispatch.Install,
+		e.dylibs.Install,
+		memaccess.Install,
+		entry.Install,
+		installEHFrame,
+		gdbjit.Install,
+	}
+	for _, step := range steps {
+		if err := step(s, syms); err != nil {
+			return err
+		}
+	}
+	// After the services whose Go actions its dealloc actions may call,
+	// so it shuts down (reverse order) while they still work.
+	mm, err := alloc.Register(s, syms, e.opts.Alloc)
+	if err != nil {
+		return fmt.Errorf("executor: %w", err)
+	}
+	e.mm = mm
+	if !e.opts.NoSharedMemory {
+		if _, err := alloc.RegisterSharedMemoryMapper(s, syms); err != nil {
+			return fmt.Errorf("executor: %w", err)
+		}
+	}
+	return nil
+}
+
+// installEHFrame is ehframe.Install without its ehframe.Init (loading
+// libgcc_s), which PrepareProcess does in the background; the actions
+// call Init themselves anyway.
+func installEHFrame(s *rt.Session, syms *rt.SymbolTable) error {
+	reg, dereg := ehframe.Actions()
+	if err := syms.AddUnique(
+		rt.Symbol{Name: ehframe.RegisterActionName, Addr: s.RegisterWrapper(reg, rt.BorrowArgs)},
+		rt.Symbol{Name: ehframe.DeregisterActionName, Addr: s.RegisterWrapper(dereg, rt.BorrowArgs)},
+	); err != nil {
+		return fmt.Errorf("executor: ehframe: %w", err)
+	}
+	return nil
+}
+
+// report is the Session's error reporter: errors are logged and kept,
+// to be joined to Serve's result (the stock executor joins the services'
+// shutdown errors into the error it exits with).
+func (e *Executor) report(_ *rt.Session, err error) {
+	if err == nil {
+		return
+	}
+	e.log.Error("session error", "err", err)
+	e.mu.Lock()
+	e.reported = append(e.reported, err)
+	e.mu.Unlock()
+}
+
+// Session returns the executor's Session.
+func (e *Executor) Session() *rt.Session { return e.s }
+
+// Symbols returns the bootstrap symbol table sent in Setup. Symbols
+// added before Serve are advertised too.
+func (e *Executor) Symbols() *rt.SymbolTable { return e.syms }
+
+// BootstrapInfo returns the bootstrap information sent in Setup.
+func (e *Executor) BootstrapInfo() *rt.BootstrapInfo { return e.bi }
+
+// MemoryManager returns the memory manager service.
+func (e *Executor) MemoryManager() *alloc.MemoryManager { return e.mm }
+
+// Serve attaches the SimpleRemoteEPC protocol over conn (owned by the
+// executor from now on), sends Setup and serves the controller until the
+// session ends, then shuts the executor down (see the package
+// documentation) and returns nil for an orderly end (end of input,
+// Hangup) or the terminal error. Cancelling ctx ends the session as a
+// local disconnect (a Hangup is sent). Serve may be called once.
+func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
+	e.mu.Lock()
+	if e.served {
+		e.mu.Unlock()
+		_ = conn.Close()
+		return errors.New("executor: Serve called twice")
+	}
+	e.served = true
+	e.mu.Unlock()
+	if e.s.State() != rt.StateStart {
+		_ = conn.Close()
+		return errors.New("executor: Serve after Close")
+	}
+
+	if n := e.opts.MaxProcs; n > 0 && os.Getenv("GOMAXPROCS") == "" {
+		prev := runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	if e.log.Enabled(ctx, slog.LevelDebug) {
+		conn = newLogConn(conn, e.log, e.names())
+	}
+	var (
+		discMu  sync.Mutex
+		discErr error
+	)
+	disconnected := make(chan struct{}) // closed when the connection has ended
+	var discOnce sync.Once
+	e.s.SetOnDisconnect(func(err error) {
+		discMu.Lock()
+		discErr = err
+		discMu.Unlock()
+		discOnce.Do(func() { close(disconnected) })
+		e.s.Shutdown(nil)
+	})
+	ca := simpleremote.New(conn, e.opts.Wire)
+	stop := context.AfterFunc(ctx, func() { e.s.Shutdown(nil) })
+	defer stop()
+	_ = e.s.Attach(ca, e.bi) // a failure is delivered to OnDisconnect too
+	startPrepare()           // Setup is out: load the libraries meanwhile
+	if err := e.drain(disconnected); err != nil {
+		_ = native.FflushAll()
+		return err // calls still run in JIT'd code; see Options.DrainTimeout
+	}
+	e.runner.Close()
+	flushErr := native.FflushAll()
+
+	discMu.Lock()
+	err := discErr
+	discMu.Unlock()
+	e.mu.Lock()
+	reported := e.reported
+	e.mu.Unlock()
+	if err == nil && len(reported) == 0 {
+		if flushErr != nil {
+			e.log.Debug("fflush(NULL) failed", "err", flushErr)
+		}
+		return nil
+	}
+	return errors.Join(append([]error{err}, reported...)...)
+}
+
+// Close shuts the executor down without serving (or ends a Serve in
+// progress as a local disconnect) and waits for the shutdown.
+func (e *Executor) Close() {
+	e.s.Close()
+	e.runner.Close()
+}
+
+// names maps bootstrap addresses to names, for logs.
+func (e *Executor) names() map[uint64]string {
+	m := map[uint64]string{}
+	for name, a := range e.syms.All() {
+		m[uint64(a)] = name
+	}
+	return m
+}

@@ -1,0 +1,5 @@
+// Package layers holds the module's layering rule and its check: each
+// top-level folder is a layer, and a package (its tests included) imports
+// only packages of its own layer or of a lower one. The test runs in
+// `go test ./...`, so an import that runs back up fails CI.
+package layers

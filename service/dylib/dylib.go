@@ -1,0 +1,224 @@
+package dylib
+
+/*
+#cgo LDFLAGS: -ldl
+#cgo noescape orcrt_dylib_open
+#cgo nocallback orcrt_dylib_open
+#cgo noescape orcrt_dylib_resolve
+#cgo nocallback orcrt_dylib_resolve
+#include <dlfcn.h>
+#include <stdlib.h>
+#include "dylib.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/codemap"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// LLVM 22 bootstrap symbol names (protocol.md §3.2).
+const (
+	InstanceName       = "__llvm_orc_SimpleExecutorDylibManager_Instance"
+	OpenWrapperName    = "__llvm_orc_SimpleExecutorDylibManager_open_wrapper"
+	ResolveWrapperName = "__llvm_orc_SimpleExecutorDylibManager_resolve_wrapper"
+)
+
+// Error texts the stock executor sends; they travel to the controller
+// verbatim, so they carry no package prefix.
+const (
+	MsgModeNotSupported = "open: non-zero mode bits not yet supported"
+	MsgEmptyRequired    = `Required address for empty symbol ""`
+)
+
+// StockError is an error whose text is the stock executor's, sent to the
+// controller verbatim (capitalized, unprefixed).
+type StockError string
+
+func (e StockError) Error() string { return string(e) }
+
+// ExportedFlags is the SymbolFlags every resolved symbol carries, as the
+// stock executor reports them (JITSymbolFlags::Exported, no target flags).
+var ExportedFlags = sps.SymbolFlags{Flags: sps.FlagExported}
+
+// ErrShutDown is returned by Open and Resolve after OnShutdown.
+var ErrShutDown = errors.New("dylib: manager is shut down")
+
+// UnknownHandleError is the resolve error for a handle that no open
+// returned.
+type UnknownHandleError struct{ Handle sps.Addr }
+
+func (e *UnknownHandleError) Error() string {
+	return fmt.Sprintf("dylib: resolve: unknown handle %#x (not returned by open)", uint64(e.Handle))
+}
+
+// handle is one open's result. Its address is the handle the controller
+// sees; it must not be zero-sized (zero-sized objects share an address).
+type handle struct {
+	dl   uintptr // dlopen handle
+	path string
+}
+
+// Manager is the dylib manager service. The zero value is not usable; use
+// [New].
+type Manager struct {
+	mu      sync.Mutex
+	handles map[sps.Addr]*handle // nil after shutdown
+}
+
+// New returns a Manager with no open handles.
+func New() *Manager {
+	return &Manager{handles: make(map[sps.Addr]*handle)}
+}
+
+// Install registers m on s: its instance and the open and resolve wrapper
+// functions, published in syms under the LLVM 22 bootstrap names, and m as
+// a Service of s (so it is shut down with s).
+func (m *Manager) Install(s *rt.Session, syms *rt.SymbolTable) error {
+	inst := s.RegisterInstance(m)
+	open := s.RegisterWrapper(rt.HandleMethodExpected2(sps.DylibManagerOpen,
+		func(_ *rt.Session, m *Manager, path string, mode uint64) (sps.Addr, error) {
+			return m.Open(path, mode)
+		}), rt.BorrowArgs) // the path is decoded as a copy
+	resolve := s.RegisterWrapper(rt.HandleExpected2(sps.DylibManagerResolve,
+		func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
+			return m.Resolve(h, set)
+		}), rt.BorrowArgs) // names are copied into C memory for the lookup
+	if err := syms.AddUnique(
+		rt.Symbol{Name: InstanceName, Addr: inst},
+		rt.Symbol{Name: OpenWrapperName, Addr: open},
+		rt.Symbol{Name: ResolveWrapperName, Addr: resolve},
+	); err != nil {
+		return fmt.Errorf("dylib: install: %w", err)
+	}
+	s.AddService(m)
+	return nil
+}
+
+// Open opens path ("" = the executor process) with dlopen(RTLD_LAZY |
+// RTLD_GLOBAL) and returns a new handle for it. The library is never
+// closed. Errors are the stock texts: [MsgModeNotSupported] or dlerror()'s.
+func (m *Manager) Open(path string, mode uint64) (sps.Addr, error) {
+	if mode != 0 {
+		return 0, StockError(MsgModeNotSupported)
+	}
+	var cpath *C.char
+	if path != "" {
+		cpath = C.CString(path)
+		defer C.free(unsafe.Pointer(cpath))
+	}
+	var errbuf [512]byte
+	dl := uintptr(C.orcrt_dylib_open(cpath, C.RTLD_LAZY|C.RTLD_GLOBAL, (*C.char)(unsafe.Pointer(&errbuf[0])), C.size_t(len(errbuf))))
+	if dl == 0 {
+		return 0, StockError(cstr(errbuf[:]))
+	}
+	if path != "" {
+		codemap.Refresh() // its text is code from now on (calls into it hit at once)
+	}
+	h := &handle{dl: dl, path: path}
+	addr := sps.Addr(uintptr(unsafe.Pointer(h)))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.handles == nil {
+		// The library stays loaded (dlopen'd code is never unloaded).
+		return 0, ErrShutDown
+	}
+	m.handles[addr] = h
+	return addr, nil
+}
+
+// Resolve looks every symbol of set up in the library behind h and
+// returns one entry per symbol, following the stock rules (see the
+// package documentation). The names may alias any buffer; they are not
+// retained.
+func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
+	m.mu.Lock()
+	if m.handles == nil {
+		m.mu.Unlock()
+		return nil, ErrShutDown
+	}
+	lib, ok := m.handles[h]
+	m.mu.Unlock()
+	if !ok {
+		return nil, &UnknownHandleError{Handle: h}
+	}
+	out := make([]sps.Option[sps.SymbolDef], len(set))
+	// Pack the non-empty names, NUL-terminated, for one C call.
+	size, n := 0, 0
+	for _, e := range set {
+		if len(e.Name) == 0 {
+			if e.Required {
+				return nil, StockError(MsgEmptyRequired)
+			}
+			continue
+		}
+		size += len(e.Name) + 1
+		n++
+	}
+	if n == 0 {
+		return out, nil
+	}
+	names := make([]byte, 0, size)
+	offs := make([]uint64, 0, n)
+	for _, e := range set {
+		if len(e.Name) > 0 {
+			offs = append(offs, uint64(len(names)))
+			names = append(names, e.Name...)
+			names = append(names, 0)
+		}
+	}
+	addrs := make([]uint64, n)
+	C.orcrt_dylib_resolve(C.uintptr_t(lib.dl), (*C.char)(unsafe.Pointer(&names[0])),
+		(*C.uint64_t)(unsafe.Pointer(&offs[0])), C.size_t(n), (*C.uint64_t)(unsafe.Pointer(&addrs[0])))
+	j := 0
+	for i, e := range set {
+		if len(e.Name) == 0 {
+			continue // None
+		}
+		switch a := addrs[j]; {
+		case a != 0:
+			out[i] = sps.Some(sps.SymbolDef{Addr: sps.Addr(a), Flags: ExportedFlags})
+		case !e.Required:
+			// Stock quirk: a missing weak reference is present with address 0.
+			out[i] = sps.Some(sps.SymbolDef{Flags: ExportedFlags})
+		}
+		j++
+	}
+	return out, nil
+}
+
+// Handles returns the number of open handles.
+func (m *Manager) Handles() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.handles)
+}
+
+// OnDetach implements rt.Service: handles stay usable by JIT'd code that
+// is still running.
+func (m *Manager) OnDetach(done func(), _ bool) { done() }
+
+// OnShutdown implements rt.Service: it forgets every handle. The
+// libraries stay loaded: code from them may still be referenced by
+// JIT'd code or atexit handlers.
+func (m *Manager) OnShutdown(done func()) {
+	m.mu.Lock()
+	m.handles = nil
+	m.mu.Unlock()
+	done()
+}
+
+func cstr(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}

