@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor demo test check fmt-check vet staticcheck unit fuzz bench-smoke
+.PHONY: all deps build executor demo test check fmt-check vet staticcheck unit fuzz bench-smoke cross tidy-check
 
 all: build
 
@@ -43,7 +43,7 @@ demo: deps executor
 TEST_EXTRA :=
 -include $(sort $(wildcard .ci/*.mk))
 
-test: deps fmt-check vet staticcheck unit fuzz bench-smoke $(TEST_EXTRA)
+test: deps fmt-check tidy-check vet cross staticcheck unit fuzz bench-smoke $(TEST_EXTRA)
 	@echo "make test: all checks passed"
 
 fmt-check:
@@ -53,6 +53,23 @@ fmt-check:
 vet:
 	GOARCH=amd64 $(GO) vet ./...
 	GOARCH=arm64 CC=aarch64-linux-gnu-gcc $(GO) vet ./...
+	$(GO) -C bench/cmd/benchreport vet ./...
+
+# The module builds, and vets, wherever Go does: the executor itself needs
+# Linux and cgo, and elsewhere its Linux-only parts return errors wrapping
+# errors.ErrUnsupported (see the *_other.go files).
+CROSS_TARGETS := darwin/amd64 darwin/arm64 windows/amd64 linux/arm64
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+	  echo "== CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/}: go build, go vet"; \
+	  CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; \
+	  CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
+	done
+
+# go.mod and go.sum are what `go mod tidy` makes them (the plotting stack
+# of bench/cmd/benchreport lives in that command's own module).
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "tidy-check: run \`go mod tidy\`"; exit 1; }
 
 staticcheck:
 	$(GO) tool staticcheck ./...

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # Installs what orcrt's build, tests and demo need on Debian 12 (bookworm):
-# LLVM 22 (llvm-jitlink, the stock executor, clang-22, headers and the ORC
-# runtime archive). Runs apt-get only when something is missing and we are
-# root; otherwise says exactly what to install.
+# LLVM 22 (llvm-jitlink, clang-repl, the stock executor, clang-22, headers and
+# the ORC runtime archive) and LLVM 14, 15, 16 and 19. Runs apt-get only
+# when something is missing and we are root; otherwise says exactly what to
+# install.
 set -euo pipefail
 
 need_pkgs=()
 [ -x /usr/lib/llvm-22/bin/llvm-jitlink ] || need_pkgs+=(llvm-22)
 [ -x /usr/lib/llvm-22/bin/llvm-jitlink-executor ] || need_pkgs+=(llvm-22)
 command -v clang-22 >/dev/null 2>&1 || need_pkgs+=(clang-22)
+[ -x /usr/lib/llvm-22/bin/clang-repl ] || need_pkgs+=(clang-tools-22)
 [ -f /usr/lib/llvm-22/include/llvm/ExecutionEngine/Orc/Shared/SimplePackedSerialization.h ] || need_pkgs+=(llvm-22-dev)
 [ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a ] || need_pkgs+=(libclang-rt-22-dev)
+# The older releases the dialects are tested against (e2e: llvm-jitlink,
+# lli --remote-mcjit and their stock executors, objects from their clang;
+# 16 and 19 ship an ORC runtime in libclang-rt-N-dev).
+for v in 14 15 16 19; do
+  [ -x /usr/lib/llvm-$v/bin/llvm-jitlink-executor ] || need_pkgs+=(llvm-$v)
+  command -v clang-$v >/dev/null 2>&1 || need_pkgs+=(clang-$v)
+done
+for v in 16 19; do
+  ls /usr/lib/llvm-$v/lib/clang/*/lib/linux/liborc_rt-x86_64.a >/dev/null 2>&1 || need_pkgs+=(libclang-rt-$v-dev)
+done
 command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
 command -v make >/dev/null 2>&1 || need_pkgs+=(make)
 for extra in "$@"; do

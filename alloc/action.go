@@ -28,7 +28,7 @@ func (e *ActionError) Error() string { return e.Msg }
 
 func (e *ActionError) Unwrap() error { return e.Err }
 
-// Runner runs allocation actions (protocol.md §6.3): each call is
+// Runner runs allocation actions (docs/protocol.md §6.3): each call is
 //
 //	CWrapperFunctionBuffer fn(const char *ArgData, size_t ArgSize)
 //
@@ -38,12 +38,9 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // address is called natively through rt/native, in one Go→C transition.
 //
 // Every method runs the actions synchronously on the calling goroutine,
-// with runtime.LockOSThread held for the whole run, so all actions of one
-// run execute on the same OS thread, never deferred or dispatched; a Go
-// wrapper that returns its result later is waited for. Each run holds one
-// keepalive token of Session for its whole duration (it guards every call
-// into JIT'd code); if the token is denied because shutdown has begun,
-// nothing runs and every action fails with an error naming the denial.
+// locked to its OS thread for the whole run (a Go wrapper returning later
+// is waited for), under one keepalive token of Session; if the token is
+// denied, nothing runs and every action fails naming the denial.
 //
 // The zero Runner (no Session) calls everything natively and takes no
 // token. Runner is a small value, safe for concurrent use. Argument bytes

@@ -139,7 +139,7 @@ func TestAllocAction_RunFinalizeActionsFailReportsCleanupErrors(t *testing.T) {
 }
 
 // TestActionResults covers every result state of a native action
-// (protocol.md §6.3) and of a Go wrapper action.
+// (docs/protocol.md §6.3) and of a Go wrapper action.
 func TestActionResults(t *testing.T) {
 	e := newEnv(t, Config{})
 	c := e.loadCode()

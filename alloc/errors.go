@@ -43,7 +43,7 @@ func strerror(err error) error {
 }
 
 // Stock error messages of LLVM 22's SimpleExecutorMemoryManager
-// (protocol.md §5.1, §6.2). Addresses and sizes print as LLVM's
+// (docs/protocol.md §5.1, §6.2). Addresses and sizes print as LLVM's
 // formatv("{0:x}") does: lower-case hex with a 0x prefix.
 
 func errContentSize(addr uint64, content int, size uint64) error {
@@ -70,6 +70,8 @@ func errDeinitNoRegion(a uint64) error {
 	return llvmErrorf("In deinitialize, address %#x does not correspond to the start of any initialized region", a)
 }
 
-func errReleaseNoSlab(a uint64) error {
-	return llvmErrorf("In release, %#x is not part of any reserved address range", a)
+// errReleaseNoSlab is a release (or deallocate) of a base that is not
+// reserved, worded as the dialect words it.
+func errReleaseNoSlab(format string, a uint64) error {
+	return llvmErrorf(format, a)
 }

@@ -200,7 +200,7 @@ func (c jitCode) rec(l *cLog, id uint64) sps.WrapperCall {
 }
 
 // ret makes an action returning b (malloc'd), as an out-of-band error if
-// oob. Results of 1..8 bytes travel inline (protocol.md §4.1), which
+// oob. Results of 1..8 bytes travel inline (docs/protocol.md §4.1), which
 // retbuf does not do: they are not allowed here.
 func (c jitCode) ret(b []byte, oob bool) sps.WrapperCall {
 	if !oob && len(b) <= 8 {

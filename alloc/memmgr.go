@@ -11,18 +11,16 @@ import (
 
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )
 
 // Config configures a MemoryManager.
 type Config struct {
-	// ArenaSize is the address space of each arena reservations are
-	// carved from (rounded up to pages); 0 means slab.MaxNearSize
-	// (2 GiB − 64 KiB). Arenas no larger than slab.MaxNearSize are created
-	// Near, so any two reservations in one arena are within rel32 reach of
-	// each other. A reservation larger than ArenaSize gets an arena of its
-	// own.
+	// ArenaSize is the address space of each arena (rounded up to pages;
+	// 0 means slab.MaxNearSize). Arenas up to slab.MaxNearSize are Near; a
+	// larger reservation gets an arena of its own.
 	ArenaSize uintptr
 	// MaxArenas bounds the number of shared arenas; 0 means 4. When every
 	// arena is full, reserve fails with "Cannot allocate memory".
@@ -49,8 +47,8 @@ func (c Config) maxArenas() int {
 
 // MemoryManager is LLVM 22's SimpleExecutorMemoryManager over package slab:
 // reserve / initialize / deinitialize / release with the stock semantics,
-// ordering and error strings (protocol.md §5.1, §6), as an rt.Service. See
-// the package documentation for the deliberate deviations.
+// ordering and error strings (docs/protocol.md §5.1, §6), as an
+// rt.Service; RATIONALE.md ("alloc") lists the deliberate deviations.
 //
 // All methods are safe for concurrent use.
 type MemoryManager struct {
@@ -129,25 +127,33 @@ func NewMemoryManager(s *rt.Session, cfg Config) (*MemoryManager, error) {
 	return m, nil
 }
 
-// Register creates a MemoryManager for s, registers it as an instance and
-// its four wrapper functions on s, adds the five LLVM 22 bootstrap symbols
-// (MemoryManagerInstanceName and the reserve, initialize, deinitialize and
-// release wrapper names) to syms all-or-nothing, and adds the manager to s
-// as a Service. If the symbols conflict with ones already in syms nothing
-// is added and the error wraps the *rt.DuplicateSymbolError.
+// Register creates a MemoryManager for s, registers its instance and four
+// wrappers, adds the five bootstrap symbols to syms all-or-nothing (a
+// conflict adds nothing and wraps the *rt.DuplicateSymbolError) and adds
+// the manager to s as a Service.
 func Register(s *rt.Session, syms *rt.SymbolTable, cfg Config) (*MemoryManager, error) {
 	m, err := NewMemoryManager(s, cfg)
 	if err != nil {
 		return nil, err
 	}
 	inst := s.RegisterInstance(m)
-	err = syms.AddUnique(
-		rt.Symbol{Name: MemoryManagerInstanceName, Addr: inst},
-		rt.Symbol{Name: MemoryManagerReserveName, Addr: s.RegisterWrapper(reserveWrapper, rt.BorrowArgs)},
-		rt.Symbol{Name: MemoryManagerInitializeName, Addr: s.RegisterWrapper(initializeWrapper, rt.BorrowArgs)},
-		rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: s.RegisterWrapper(deinitializeWrapper, rt.BorrowArgs)},
-		rt.Symbol{Name: MemoryManagerReleaseName, Addr: s.RegisterWrapper(releaseWrapper, rt.BorrowArgs)},
-	)
+	wrapper := func(w rt.WrapperFunc) sps.Addr { return s.RegisterWrapper(w, rt.BorrowArgs) }
+	symbols := []rt.Symbol{
+		{Name: MemoryManagerInstanceName, Addr: inst},
+		{Name: MemoryManagerReserveName, Addr: wrapper(reserveWrapper)},
+	}
+	switch s.Dialect().Memory {
+	case dialect.MemoryFinalize:
+		symbols = append(symbols,
+			rt.Symbol{Name: MemoryManagerFinalizeName, Addr: wrapper(finalizeWrapper)},
+			rt.Symbol{Name: MemoryManagerDeallocateName, Addr: wrapper(releaseWrapper)})
+	default:
+		symbols = append(symbols,
+			rt.Symbol{Name: MemoryManagerInitializeName, Addr: wrapper(initializeWrapper)},
+			rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: wrapper(deinitializeWrapper)},
+			rt.Symbol{Name: MemoryManagerReleaseName, Addr: wrapper(releaseWrapper)})
+	}
+	err = syms.AddUnique(symbols...)
 	if err != nil {
 		s.UnregisterInstance(inst)
 		return nil, fmt.Errorf("alloc: registering the memory manager: %w", err)
@@ -398,18 +404,13 @@ func (r *reservation) endOpLocked() bool {
 // ---- initialize ----
 
 // Initialize finalizes the segments of fr inside one reservation and runs
-// its allocation actions (protocol.md §6.2), returning the region's key:
+// its allocation actions (docs/protocol.md §6.2), returning the region's key:
 // the lowest address of its standard-lifetime segments (of all segments
 // when every one is finalize-lifetime). fr is only read during the call:
 // content and dealloc arguments are copied, so the caller may reuse fr and
-// the buffers it points into afterwards.
-//
-// Differences from the stock, all in what happens to memory on hostile or
-// degenerate input, never in results for the requests llvm-jitlink sends:
-// every segment is checked to lie inside one reservation, and the region
-// is checked for overlaps, BEFORE anything is written, protected or run
-// (same error texts); W|X segments are refused; finalize-lifetime segments
-// are given back after finalization. See the package documentation.
+// the buffers it points into afterwards. Reservation and overlap are
+// checked before anything is written, protected or run (RATIONALE.md,
+// "alloc").
 func (m *MemoryManager) Initialize(fr *sps.FinalizeRequest) (sps.Addr, error) {
 	sc := m.getScratch()
 	defer m.putScratch(sc)
@@ -705,7 +706,7 @@ func copyCalls(src []sps.WrapperCall) []sps.WrapperCall {
 // ---- deinitialize ----
 
 // Deinitialize runs the dealloc actions of the regions keyed by keys,
-// processing keys from the last to the first (protocol.md §5.1). Every key
+// processing keys from the last to the first (docs/protocol.md §5.1). Every key
 // is processed; the failures are joined in processing order. As in the
 // stock, the region record stays (a later overlapping initialize fails),
 // protections are not reset and memory is not zeroed; a second
@@ -758,17 +759,13 @@ func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
 // ---- release ----
 
 // Release releases the reservations whose bases are given, processing
-// bases from the last to the first (protocol.md §5.1): for each, the
+// bases from the last to the first (docs/protocol.md §5.1): for each, the
 // dealloc actions of all its regions are collected (regions in ascending
 // address order, each region's list in order) and run in reverse, then
 // the memory goes back to the arena. Every base is processed; failures are
-// joined in processing order. Release of no bases succeeds.
-//
-// Unlike the stock, which unmaps each reservation right after running its
-// actions, memory is given back only after every action of the whole call
-// has returned (an action of one reservation may call code in another
-// released by the same call), and never while another operation still
-// runs actions that may live in it.
+// joined in processing order. Release of no bases succeeds. Memory is
+// given back only after every action of the call has returned, and never
+// while another operation still runs actions in it.
 func (m *MemoryManager) Release(bases []sps.Addr) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -793,7 +790,7 @@ func (m *MemoryManager) release(bases []sps.Addr) error {
 		res := m.findExactLocked(base)
 		if res == nil {
 			m.mu.Unlock()
-			errs = append(errs, errReleaseNoSlab(base))
+			errs = append(errs, errReleaseNoSlab(m.s.Dialect().ReleaseUnknownBase, base))
 			continue
 		}
 		calls = calls[:0]

@@ -158,7 +158,7 @@ func TestInitializeProtections(t *testing.T) {
 	require.NoError(t, e.mm.Release([]sps.Addr{base}))
 }
 
-// TestInitializeFailureRollback (protocol.md §6.2 step 3 and 5): the
+// TestInitializeFailureRollback (docs/protocol.md §6.2 step 3 and 5): the
 // failure's error comes first, then the cleanup failures in run order,
 // joined by "\n"; already-protected segments are reset to read-write; no
 // region is recorded.

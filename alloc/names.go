@@ -1,7 +1,7 @@
 package alloc
 
 // Bootstrap symbol names of LLVM 22's SimpleExecutorMemoryManager
-// (OrcRTBridge's rt::SimpleExecutorMemoryManager*Name, protocol.md §3.2).
+// (OrcRTBridge's rt::SimpleExecutorMemoryManager*Name, docs/protocol.md §3.2).
 // They go into the Setup message verbatim (the bootstrap map is a string
 // map, not a linker symbol table, so no platform prefix is added).
 const (
@@ -10,6 +10,9 @@ const (
 	MemoryManagerInitializeName   = "__llvm_orc_SimpleExecutorMemoryManager_initialize_wrapper"
 	MemoryManagerDeinitializeName = "__llvm_orc_SimpleExecutorMemoryManager_deinitialize_wrapper"
 	MemoryManagerReleaseName      = "__llvm_orc_SimpleExecutorMemoryManager_release_wrapper"
+	// LLVM 14-19's finalize and deallocate (MemoryFinalize dialects).
+	MemoryManagerFinalizeName   = "__llvm_orc_SimpleExecutorMemoryManager_finalize_wrapper"
+	MemoryManagerDeallocateName = "__llvm_orc_SimpleExecutorMemoryManager_deallocate_wrapper"
 )
 
 // Bootstrap symbol names of LLVM 22's ExecutorSharedMemoryMapperService

@@ -17,7 +17,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// Probes 1 and 3 of captures/f_probes.txt, reproduced byte for byte
+// Probes 1 and 3 of the stock-executor probes, reproduced byte for byte
 // through the wrapper functions: the stock executor's request payloads are
 // sent with its instance and slab addresses replaced by ours, and our
 // results must equal its result payloads after the same replacement.

@@ -3,7 +3,6 @@ package alloc
 import (
 	"fmt"
 	"sync"
-	"syscall"
 )
 
 // maxReservation bounds one reservation to what the machine could ever
@@ -16,11 +15,9 @@ import (
 // controller cost 10 GiB of Go heap and minutes of CPU before this bound
 // (found by fuzz/executorfuzz). Refused requests get the stock text.
 var maxReservation = sync.OnceValue(func() uint64 {
-	var si syscall.Sysinfo_t
 	limit := uint64(1) << 32
-	if err := syscall.Sysinfo(&si); err == nil {
-		unit := max(uint64(si.Unit), 1)
-		limit = max(limit, (uint64(si.Totalram)+uint64(si.Totalswap))*unit)
+	if mem, err := physicalMemory(); err == nil {
+		limit = max(limit, mem)
 	}
 	return limit
 })

@@ -33,16 +33,10 @@ var shmCounter atomic.Uint64
 // shared-memory object and writes content and zero-fill there; the
 // executor only sets protections and runs allocation actions.
 //
-// Reserve creates the object (/dev/shm/jitlink_<pid>_<n>, the stock's
-// naming: shm_open O_RDWR|O_CREAT|O_EXCL, mode 0700), sizes it, maps it
-// PROT_NONE and MAP_SHARED, closes the descriptor and returns the base and
-// the name. The controller shm_open()s the name, unlinks it at once and
-// maps its own read-write view. Release (and shutdown) unmap the executor
-// view and remove the object if the controller never unlinked it.
-//
-// The executor view is never writable and executable: segments are
-// protected per their RemoteAllocGroup, W|X is refused. All methods are
-// safe for concurrent use.
+// The wire behaviour is docs/protocol.md §5.6. Release (and shutdown)
+// also remove the object if the controller never unlinked it. The
+// executor view is never writable and executable. All methods are safe
+// for concurrent use.
 type SharedMemoryMapper struct {
 	s    *rt.Session
 	inst sps.Addr
@@ -140,7 +134,7 @@ func (m *SharedMemoryMapper) Reserve(size uint64) (sps.Addr, string, error) {
 	)
 	for range 16 { // a stale object from an earlier process with our pid: try the next name
 		name = fmt.Sprintf("/jitlink_%d_%d", os.Getpid(), shmCounter.Add(1))
-		f, err = os.OpenFile(shmDir+name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o700)
+		f, err = createShm(shmDir + name)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -187,13 +181,9 @@ func (m *SharedMemoryMapper) Reserve(size uint64) (sps.Addr, string, error) {
 // fails with "Invalid argument", as in the stock), the instruction cache
 // is flushed for executable segments, and nothing is undone when an
 // action fails (the stock undoes nothing either; the failing finalize's
-// collected deallocs do run, in reverse).
-//
-// Deviations (hardening): reservation must be a reservation of this
-// mapper and every segment must lie inside it; a key that is already
-// initialized is refused (the stock would replace its record and lose its
-// dealloc actions); W|X segments are refused. All are checked before
-// anything is protected or run.
+// collected deallocs do run, in reverse). The reservation, the segments'
+// bounds, an already initialized key and W|X are checked before anything
+// is protected or run (RATIONALE.md, "alloc").
 func (m *SharedMemoryMapper) Initialize(reservation sps.Addr, fr *sps.SharedFinalizeRequest) (sps.Addr, error) {
 	sc := m.getScratch()
 	defer m.putScratch(sc)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -60,11 +61,30 @@ func reserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 }
 
 func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	key, err, badArgs := initialize(s, args)
+	if badArgs {
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+		return
+	}
+	ret(expectedAddr(key, err))
+}
+
+// finalizeWrapper is LLVM 14-19's finalize: initialize without the key.
+func finalizeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	_, err, badArgs := initialize(s, args)
+	if badArgs {
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+		return
+	}
+	ret(spsError(err))
+}
+
+// initialize decodes (Instance, FinalizeRequest) and initializes.
+func initialize(s *rt.Session, args []byte) (key sps.Addr, err error, badArgs bool) {
 	d := sps.NewDecoder(args)
 	inst := d.Addr()
 	if d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-		return
+		return 0, nil, true
 	}
 	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
 	if err != nil {
@@ -72,21 +92,22 @@ func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		// such whatever the instance.
 		var fr sps.FinalizeRequest
 		if fr.Decode(&d); d.Failed() {
-			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-			return
+			return 0, nil, true
 		}
-		ret(expectedAddr(0, err))
-		return
+		return 0, err, false
 	}
 	sc := m.getScratch()
 	defer m.putScratch(sc)
 	sc.fr.Decode(&d)
 	defer clearRequest(&sc.fr)
 	if d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-		return
+		return 0, nil, true
 	}
-	ret(expectedAddr(m.initializeWith(&sc.fr, sc)))
+	if len(sc.fr.Segments) == 0 && len(sc.fr.Actions) == 0 && s.Dialect().Memory == dialect.MemoryFinalize {
+		return 0, nil, false // finalize accepts the empty request that initialize refuses
+	}
+	key, err = m.initializeWith(&sc.fr, sc)
+	return key, err, false
 }
 
 // clearRequest drops the views into a call's argument buffer so that a
@@ -135,6 +156,8 @@ func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	ret(spsError(m.Deinitialize(keys)))
 }
 
+// releaseWrapper is also LLVM 14-19's deallocate: both run the dealloc
+// actions of whole reservations and give them back.
 func releaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	var buf [16]sps.Addr
 	m, bases, fail, ok := instanceAddrs[*MemoryManager](s, args, buf[:0], mmName)

@@ -47,15 +47,11 @@ var syncCores struct {
 	err  error
 }
 
-// SyncCores makes every thread of this process execute a
-// context-synchronizing (core-serializing) instruction before it next runs
-// user code: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE). Call
-// it after [FlushICache] when code is published to threads that will jump
-// into it without passing through a system call or orcrt's native-call
-// trampolines (which execute ISB themselves). The registration the
-// command needs (Linux >= 4.16) is done once; the outcome is remembered.
-// It returns an error wrapping [ErrNotSupported] where the kernel lacks
-// the command.
+// SyncCores makes every thread of the process core-serialize before it
+// next runs user code (membarrier PRIVATE_EXPEDITED_SYNC_CORE, registered
+// once). Call it after [FlushICache] for threads that jump into new code
+// without rt/native. Without kernel support it returns an error wrapping
+// [ErrNotSupported].
 func SyncCores() error {
 	syncCores.once.Do(func() {
 		_, err := sysmem.Membarrier(sysmem.MembarrierCmdRegisterPrivateExpeditedSyncCore, 0)

@@ -9,5 +9,10 @@ OUT=${OUT:-bench/out}
   echo "bench-report: run \`make bench\` first (no $OUT/keepalivebench.txt or $OUT/spsbench.txt)" >&2; exit 1; }
 lat=$(cd "$OUT" && pwd)/latency.txt
 ORCRT_REQUIRE_LLVM=1 ORCRT_PROCBENCH_LATENCY=$lat go test -count=1 -run '^TestLatencySamples$' ./bench/procbench
-go run ./bench/cmd/benchreport -in "$OUT" -latency "$lat" -out "$OUT/report"
+# benchreport is a module of its own (bench/cmd/benchreport/go.mod: the
+# plotting stack stays out of orcrt's go.mod), so it runs from its
+# directory, with absolute paths.
+mkdir -p "$OUT/report"
+in=$(cd "$OUT" && pwd)
+go -C bench/cmd/benchreport run . -in "$in" -latency "$lat" -out "$in/report"
 echo "bench-report: file://$(cd "$OUT/report" && pwd)/index.html"

@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build cgo && amd64
 
 package executor_test
 
@@ -127,7 +127,7 @@ func TestDispatchFromJITCode(t *testing.T) {
 
 // TestDispatchFromThreadJITCodeCreated: JIT'd code creates a pthread
 // that jit-dispatches; the controller answers only after it has served
-// other calls (the nested pattern of capture d), and the result reaches
+// other calls (the lazy-linking pattern, docs/protocol.md §7.2), and the result reaches
 // the thread.
 func TestDispatchFromThreadJITCodeCreated(t *testing.T) {
 	eachTarget(t, func(t *testing.T, s *session) {

@@ -15,14 +15,16 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dialect"
+	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/service/ehframe"
 	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/service/jitdispatch"
 	"github.com/orcgo/orcrt/service/memaccess"
-	"github.com/orcgo/orcrt/rt/native"
-	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/sps"
 )
 
 // Options configure an Executor. The zero value is what
@@ -48,20 +50,18 @@ type Options struct {
 	// stock executor does). See drain.go.
 	DrainTimeout time.Duration
 	// MaxProcs, if positive, is the GOMAXPROCS Serve sets while it serves
-	// (the previous value is restored when it returns), unless the
-	// GOMAXPROCS environment variable is set; 0 leaves GOMAXPROCS alone,
-	// as a library embedded in a host should. The executor's Go code is
-	// glue between the pipe and native code — JIT'd code runs on threads
-	// of its own, which need no P — and with a single P (MaxProcs 1, what
-	// an executor process wants) a call handed from the connection's
-	// reader to its goroutine runs on the same thread, instead of waking a
-	// second one (a futex wake, a spinning thread and a 3 µs steal delay
-	// per call), which also costs the controller's process CPU time on
-	// small machines (see bench/procbench).
+	// (restored afterwards) unless the GOMAXPROCS environment variable is
+	// set; 0 leaves it alone, as a library in a host should. An executor
+	// process wants 1 (RATIONALE.md, "One P").
 	MaxProcs int
+	// Dialect is the LLVM release's wire contract to speak (nil:
+	// dialect.Latest). It must be known before Setup; see
+	// ChooseDialect.
+	Dialect *dialect.Dialect
 }
 
-// Executor is one executor session: a Session with the LLVM 22 services.
+// Executor is one executor session: a Session with the services of its
+// LLVM dialect.
 type Executor struct {
 	opts   Options
 	log    *slog.Logger
@@ -74,6 +74,7 @@ type Executor struct {
 
 	mu       sync.Mutex
 	served   bool
+	ca       *simpleremote.CA
 	reported []error // errors the Session reported
 }
 
@@ -93,7 +94,7 @@ var (
 var ProcessLibraries = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"}
 
 // PrepareProcess makes the C++ runtime, the unwinder and libm globally
-// visible in the process (protocol.md §7.1): the ORC runtime and JIT'd
+// visible in the process (docs/protocol.md §7.1): the ORC runtime and JIT'd
 // C++ resolve libstdc++, libgcc_s (__register_frame, _Unwind_*) and libm
 // symbols through the process handle, as they would in the stock
 // executor, which links them. It runs once per process. An Executor
@@ -182,6 +183,9 @@ func New(opts Options) (*Executor, error) {
 		reportOnce.Do(func() { e.report(e.s, err) })
 	}}
 	e.s = rt.NewSession(pi, gate, e.report)
+	if opts.Dialect != nil {
+		e.s.SetDialect(opts.Dialect)
+	}
 	if err := e.install(); err != nil {
 		e.s.Close()
 		e.runner.Close()
@@ -203,7 +207,7 @@ func (e *Executor) install() error {
 		e.dylibs.Install,
 		memaccess.Install,
 		entry.Install,
-		installEHFrame,
+		e.installEHFrame,
 		gdbjit.Install,
 	}
 	for _, step := range steps {
@@ -228,14 +232,34 @@ func (e *Executor) install() error {
 
 // installEHFrame is ehframe.Install without its ehframe.Init (loading
 // libgcc_s), which PrepareProcess does in the background; the actions
-// call Init themselves anyway.
-func installEHFrame(s *rt.Session, syms *rt.SymbolTable) error {
+// call Init themselves anyway. The dialect names the functions, and older
+// dialects' controllers also find them, and JITLoaderGDB's, by a process
+// lookup.
+func (e *Executor) installEHFrame(s *rt.Session, syms *rt.SymbolTable) error {
+	d := s.Dialect()
 	reg, dereg := ehframe.Actions()
+	regAddr, deregAddr := s.RegisterWrapper(reg, rt.BorrowArgs), s.RegisterWrapper(dereg, rt.BorrowArgs)
 	if err := syms.AddUnique(
-		rt.Symbol{Name: ehframe.RegisterActionName, Addr: s.RegisterWrapper(reg, rt.BorrowArgs)},
-		rt.Symbol{Name: ehframe.DeregisterActionName, Addr: s.RegisterWrapper(dereg, rt.BorrowArgs)},
+		rt.Symbol{Name: d.EHFrameRegister, Addr: regAddr},
+		rt.Symbol{Name: d.EHFrameDeregister, Addr: deregAddr},
 	); err != nil {
 		return fmt.Errorf("executor: ehframe: %w", err)
+	}
+	for _, ps := range d.ProcessSymbols {
+		var addr sps.Addr
+		switch ps.Fn {
+		case dialect.EHFrameRegisterWrapper:
+			addr = regAddr
+		case dialect.EHFrameDeregisterWrapper:
+			addr = deregAddr
+		case dialect.GDBRegisterWrapper:
+			addr = s.RegisterWrapper(gdbjit.LegacyWrapper(), rt.BorrowArgs)
+		default:
+			return fmt.Errorf("executor: %s: process symbol %q names no function", d.Name, ps.Name)
+		}
+		if err := e.dylibs.AddProcessSymbol(ps.Name, addr); err != nil {
+			return fmt.Errorf("executor: %w", err)
+		}
 	}
 	return nil
 }
@@ -307,6 +331,9 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		e.s.Shutdown(nil)
 	})
 	ca := simpleremote.New(conn, e.opts.Wire)
+	e.mu.Lock()
+	e.ca = ca
+	e.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() { e.s.Shutdown(nil) })
 	defer stop()
 	_ = e.s.Attach(ca, e.bi) // a failure is delivered to OnDisconnect too
@@ -332,6 +359,19 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	}
 	return errors.Join(append([]error{err}, reported...)...)
 }
+
+// ControllerSpoke reports whether the controller sent any message on the
+// connection Serve served. A controller that hangs up right after Setup
+// usually could not use it: it is of another LLVM release than the
+// dialect spoken.
+func (e *Executor) ControllerSpoke() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ca != nil && e.ca.Received() > 0
+}
+
+// Dialect returns the dialect the executor speaks.
+func (e *Executor) Dialect() *dialect.Dialect { return e.s.Dialect() }
 
 // Close shuts the executor down without serving (or ends a Serve in
 // progress as a local disconnect) and waits for the shutdown.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -11,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -168,7 +170,7 @@ func cat(bs ...[]byte) []byte {
 // never a Go panic trace, within exitBound of its end of input; an
 // in-process Serve returns the same message. The stock executor, where it
 // has defined behaviour, is compared byte for byte. (The basic cases of
-// captures/f_probes.txt are TestProbe2.)
+// the stock-executor probes are TestProbe2.)
 func TestFatalInputs(t *testing.T) {
 	for _, tc := range fatalCases() {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -14,7 +16,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// Addresses in captures/f_probes.txt Probe 1 (the stock executor's run).
+// Addresses in stock-executor Probe 1 (the stock executor's run).
 const (
 	stockMemMgr = 0x55dc8a2b4c10 // SimpleExecutorMemoryManager_Instance
 	stockDylib  = 0x55dc8a2b4ee0 // SimpleExecutorDylibManager_Instance
@@ -202,7 +204,7 @@ func substBack(b []byte, ours, stock uint64) []byte {
 }
 
 // TestProtocolSection5Examples replays the request/response examples of
-// protocol.md §5 that Probe 1 does not cover (addresses substituted).
+// docs/protocol.md §5 that Probe 1 does not cover (addresses substituted).
 func TestProtocolSection5Examples(t *testing.T) {
 	eachTarget(t, func(t *testing.T, s *session) {
 		c := ctx(t)

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -10,7 +12,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// TestProbe2 replays captures/f_probes.txt Probe 2 (each case a fresh
+// TestProbe2 replays stock-executor Probe 2 (each case a fresh
 // executor; how it ends): against orcrt-executor processes and in-process
 // executors, and, when installed, against the stock executor, whose exit
 // status and stderr ours must equal.

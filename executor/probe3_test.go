@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -11,7 +13,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// TestProbe3 replays captures/f_probes.txt Probe 3: allocation-action
+// TestProbe3 replays stock-executor Probe 3: allocation-action
 // ordering and failure rollback, observed through the JITLoaderGDB
 // action, which pushes an entry whose symfile_addr is the action's range
 // start at the head of __jit_debug_descriptor's list (read back with the

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -18,10 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/sps"
 )
 

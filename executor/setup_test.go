@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -14,7 +16,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// The 34 bootstrap names of the stock 22.1.8 executor (protocol.md §3.2).
+// The 34 bootstrap names of the stock 22.1.8 executor (docs/protocol.md §3.2).
 var stockNames = []string{
 	"__llvm_orc_SimpleRemoteEPC_dispatch_ctx",
 	"__llvm_orc_SimpleRemoteEPC_dispatch_fn",

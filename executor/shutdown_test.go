@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -12,10 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/service/gdbjit"
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/sps"
 )
 

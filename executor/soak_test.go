@@ -1,3 +1,5 @@
+//go:build cgo
+
 package executor_test
 
 import (
@@ -14,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -9,47 +9,29 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// ControllerAccess is a pluggable transport between a Session and its
-// controller (LLVM's ExecutorProcessControl): the Go form of upstream's
-// Session::ControllerAccess. Implementations live outside this package
-// (the SimpleRemote wire CA) or in it ([Loopback]); they reach the Session
-// only through the [SessionHandle] given to Connect.
+// ControllerAccess is the transport between a Session and its controller:
+// the Go form of upstream's Session::ControllerAccess, implemented outside
+// this package (the SimpleRemote wire CA) or by [Loopback]. It reaches the
+// Session only through the [SessionHandle] given to Connect. Obligations:
 //
-// Obligations of an implementation:
-//
-//   - Connect(h, bi) is called once, synchronously, by Session.Attach. It
-//     makes bi (symbols and values) available to the controller and starts
-//     delivering messages; no h.HandleWrapperCall may precede the call of
-//     Connect. On failure it returns a non-nil error; it may call
-//     h.NotifyDisconnected(err) itself first, and if it does not, the
-//     Session does so on its behalf with the returned error. Either way
-//     nothing more may be called on h after a failed Connect. The Session
-//     publishes the CA just before calling Connect, so a CallController
-//     from another goroutine may arrive concurrently with Connect (see
-//     [PendingCall.Handle]); SendWrapperResult only ever follows a
-//     HandleWrapperCall.
-//   - Disconnect is called at most once by the Session, and may race a
-//     disconnect initiated by the controller; the second of the two must be
-//     a no-op. It may return before the disconnect completes.
-//   - CallController(tag, args, call) sends args to the controller handler
-//     named by tag. call must be completed exactly once, by exactly one of:
-//     h.HandleControllerCallResult (the real result), h.FailPendingControllerCall
-//     (during the disconnect drain), or h.FailControllerCallInline (when the
-//     CA is already disconnecting; runs the continuation on the calling
-//     goroutine). The "disconnecting?" check must be serialised with the
-//     drain, so a racing call is either drained or failed inline. Ownership
-//     of args passes to the CA.
-//   - SendWrapperResult(callID, r) sends a wrapper function's result back
-//     for the call that h.HandleWrapperCall started with callID. It may be
-//     called from any goroutine, also while or after disconnecting (drop
-//     it then). Ownership of r's bytes passes to the CA.
-//   - On disconnect (local or remote, orderly or not) the CA first fails
-//     every pending controller call with h.FailPendingControllerCall — the
-//     keepalive group is still open then — and then calls
-//     h.NotifyDisconnected exactly once, with nil for an orderly disconnect
-//     or the terminal error. After NotifyDisconnected it makes no more
-//     calls on h, except FailControllerCallInline for a CallController that
-//     raced the disconnect. (Late calls are reported and dropped.)
+//   - Connect(h, bi) is called once, synchronously, by Session.Attach; it
+//     publishes bi and starts delivering messages. On failure it returns an
+//     error (after calling h.NotifyDisconnected(err) itself, or the
+//     Session does) and calls nothing more on h. A CallController may
+//     arrive concurrently with Connect ([PendingCall.Handle]).
+//   - Disconnect is called at most once and may race a remote disconnect;
+//     the second of the two is a no-op. It may return before it completes.
+//   - CallController(tag, args, call) takes ownership of args and completes
+//     call exactly once: h.HandleControllerCallResult,
+//     h.FailPendingControllerCall (the disconnect drain) or
+//     h.FailControllerCallInline (already disconnecting), the check being
+//     serialized with the drain.
+//   - SendWrapperResult(callID, r) answers the call h.HandleWrapperCall
+//     started with callID, from any goroutine (dropped once disconnecting);
+//     r's bytes become the CA's.
+//   - On disconnect the CA fails every pending controller call, then calls
+//     h.NotifyDisconnected once (nil if orderly), then nothing more on h
+//     but FailControllerCallInline for a racing CallController.
 type ControllerAccess interface {
 	Connect(h *SessionHandle, bi *BootstrapInfo) error
 	Disconnect()
@@ -57,9 +39,9 @@ type ControllerAccess interface {
 	SendWrapperResult(callID uint64, r WrapperResult)
 }
 
-// PendingCall is an outgoing controller call awaiting its result: opaque
-// to the ControllerAccess, which stores it and completes it exactly once
-// through its SessionHandle (a second completion panics).
+// PendingCall is an outgoing controller call awaiting its result, opaque
+// to the ControllerAccess, which completes it exactly once (a second
+// completion panics).
 type PendingCall struct {
 	task       Task // the continuation, dispatched without another allocation
 	onComplete func(WrapperResult)
@@ -70,11 +52,9 @@ type PendingCall struct {
 
 func (c *PendingCall) runTask() { c.onComplete(c.result) }
 
-// Handle returns the handle of the Session that made the call: the same
-// handle Connect receives. A CA can use it to fail a call that reaches it
-// before (or while) Connect stores its handle — the Session publishes its
-// ControllerAccess before calling Connect, so a CallController from
-// another goroutine may arrive that early.
+// Handle returns the handle of the Session that made the call, the one
+// Connect receives, for failing a call that arrives before Connect has
+// stored it.
 func (c *PendingCall) Handle() *SessionHandle { return c.h }
 
 func (c *PendingCall) take() {
@@ -83,10 +63,8 @@ func (c *PendingCall) take() {
 	}
 }
 
-// SessionHandle is a ControllerAccess's handle on its Session: the hooks
-// upstream gives CA subclasses as protected methods. The Session creates
-// one per Attach and passes it to Connect. All methods are safe for
-// concurrent use.
+// SessionHandle is a ControllerAccess's handle on its Session, one per
+// Attach. All methods are safe for concurrent use.
 type SessionHandle struct {
 	s        *Session
 	notified atomic.Bool
@@ -106,46 +84,26 @@ func (h *SessionHandle) afterNotify(what string) bool {
 }
 
 // HandleWrapperCall runs the controller's call of the wrapper function at
-// target. It takes a keepalive token — if that fails (the Session is
-// shutting down) the call is dropped silently: the controller has already
-// failed it on its side, and no result is sent. Otherwise it dispatches a
-// Task that runs the function; the token covers only the function's
-// synchronous execution. The function's result goes back through the CA's
-// SendWrapperResult with callID, unless the Session has detached by then
-// (the result is dropped). An address with no registered wrapper goes to
-// the Session's unknown-target handler (see
-// [Session.SetUnknownTargetHandler]).
-//
-// Ownership of args passes to the Session and then to the wrapper
-// function, which may keep it (a wrapper registered with [BorrowArgs]
-// does not, but the CA does not learn when it is done; see
-// [SessionHandle.HandleWrapperCallReleasing]).
+// target (or the unknown-target handler, [Session.SetUnknownTargetHandler])
+// in a dispatched Task under a keepalive token; the result goes back
+// through SendWrapperResult with callID unless the Session has detached.
+// While the Session shuts down the call is dropped silently. Ownership of
+// args passes to the function.
 func (h *SessionHandle) HandleWrapperCall(target sps.Addr, args []byte, callID uint64) {
 	h.handleWrapperCall(target, args, callID, nil)
 }
 
-// ReleaseFunc takes back an argument buffer that a ControllerAccess lent
-// the Session with [SessionHandle.HandleWrapperCallReleasing]: from the
-// call on, the CA may reuse args (its whole capacity) for anything.
+// ReleaseFunc gives back an argument buffer lent with
+// [SessionHandle.HandleWrapperCallReleasing]; the CA may then reuse it.
 type ReleaseFunc func(args []byte)
 
 // HandleWrapperCallReleasing is [SessionHandle.HandleWrapperCall] for a
-// ControllerAccess that recycles its argument buffers. If the call's
-// target borrows its arguments — a wrapper registered with [BorrowArgs],
-// or an unknown-target handler installed with it — the Session calls
-// release(args) exactly once, when nothing in the Session can see args
-// any more: after the function has returned and called ret, and the CA's
-// SendWrapperResult for the call has returned (so a CA that writes the
-// result synchronously may even be handed result bytes that were computed
-// from args). release is also called, at once, for a call that is not
-// run: dropped because the Session is shutting down (before
-// HandleWrapperCallReleasing returns) or dropped by the Dispatcher. For a
-// target that owns its arguments (the default) release is never called:
-// the buffer belongs to the function, exactly as with HandleWrapperCall.
-//
-// release may be called on any goroutine — the wrapper's, the one
-// calling ret, or the caller's — and must not block. Bind it once (a
-// method value kept by the CA), so that a call costs no allocation.
+// ControllerAccess that recycles argument buffers. For a target that
+// borrows its arguments ([BorrowArgs]) the Session calls release(args)
+// exactly once: after the function has returned and called ret and the
+// CA's SendWrapperResult for the call has returned, or at once for a call
+// that is dropped. For an owning target release is never called. release
+// may run on any goroutine and must not block.
 func (h *SessionHandle) HandleWrapperCallReleasing(target sps.Addr, args []byte, callID uint64, release ReleaseFunc) {
 	h.handleWrapperCall(target, args, callID, release)
 }
@@ -172,12 +130,9 @@ func (h *SessionHandle) handleWrapperCall(target sps.Addr, args []byte, callID u
 	s.dispatch.Dispatch(&c.task)
 }
 
-// wrapperCall is one incoming wrapper call: its Task, its return state
-// and its bound ReturnFunc in one object. Objects come from a pool and go
-// back to it only after a call whose target borrows its arguments, once
-// that target has both returned and called ret (refs reaches 0): an
-// owning function may keep ret, so its call object is left to the
-// garbage collector.
+// wrapperCall is one incoming wrapper call. It returns to the pool only
+// after a borrowing target has returned and called ret (refs 0); an
+// owning function may keep ret, so its object is left to the GC.
 type wrapperCall struct {
 	task     Task
 	s        *Session
@@ -233,9 +188,8 @@ func (c *wrapperCall) ret(r WrapperResult) {
 	}
 }
 
-// unref drops one of the two references of a borrowed call (the running
-// function, the pending ret); the last one gives the argument buffer
-// back to the CA and the object back to the pool.
+// unref drops one of a borrowed call's two references (running function,
+// pending ret); the last one releases args and recycles c.
 func (c *wrapperCall) unref() {
 	if c.refs.Add(-1) != 0 {
 		return
@@ -251,11 +205,10 @@ func (c *wrapperCall) unref() {
 	wrapperCallPool.Put(c)
 }
 
-// HandleControllerCallResult completes call with the controller's result:
-// it takes a fresh keepalive token and dispatches a Task running the
-// call's continuation. A result arriving after the keepalive group closed
-// breaks the CA contract (upstream aborts): it is reported, and the
-// continuation runs inline with the out-of-band error "disconnected".
+// HandleControllerCallResult completes call with the controller's result
+// in a dispatched Task under a fresh keepalive token. After the group has
+// closed (a CA contract violation) it is reported and the continuation
+// runs inline with "disconnected".
 func (h *SessionHandle) HandleControllerCallResult(call *PendingCall, r WrapperResult) {
 	if h.afterNotify("HandleControllerCallResult") {
 		return
@@ -264,8 +217,7 @@ func (h *SessionHandle) HandleControllerCallResult(call *PendingCall, r WrapperR
 }
 
 // FailPendingControllerCall completes call with the out-of-band error
-// "disconnected", dispatched under a fresh token like a real result. CAs
-// use it to drain pending calls before NotifyDisconnected.
+// "disconnected", dispatched like a real result: the disconnect drain.
 func (h *SessionHandle) FailPendingControllerCall(call *PendingCall) {
 	if h.afterNotify("FailPendingControllerCall") {
 		return
@@ -287,21 +239,17 @@ func (h *SessionHandle) complete(call *PendingCall, r WrapperResult, what string
 	s.dispatch.Dispatch(&call.task)
 }
 
-// FailControllerCallInline completes call with the out-of-band error
-// "disconnected" on the calling goroutine, without a token and without
-// dispatch. A CA uses it from CallController when it is already
-// disconnecting.
+// FailControllerCallInline completes call with "disconnected" on the
+// calling goroutine, for a CallController while disconnecting.
 func (h *SessionHandle) FailControllerCallInline(call *PendingCall) {
 	call.take()
 	call.onComplete(OutOfBandResult(MsgDisconnected))
 }
 
-// NotifyDisconnected tells the Session the connection has ended: nil for
-// an orderly disconnect, otherwise the terminal error. It must be called
-// exactly once (a second call panics), after every pending controller
-// call has been failed. It runs the Session's detach path on the calling
-// goroutine: the OnDisconnect handler, then the services' OnDetach chain
-// (and, if shutdown was requested, possibly shutdown itself).
+// NotifyDisconnected tells the Session the connection has ended (nil if
+// orderly), exactly once (a second call panics) and after every pending
+// controller call has been failed. It runs the detach path on the calling
+// goroutine.
 func (h *SessionHandle) NotifyDisconnected(err error) {
 	if !h.notified.CompareAndSwap(false, true) {
 		panic("rt: ControllerAccess called NotifyDisconnected twice")
@@ -317,13 +265,10 @@ func (h *SessionHandle) ReportError(err error) {
 	h.s.ReportError(err)
 }
 
-// CallController calls the controller handler named by tag with args and
-// completes onComplete exactly once with its result. With no controller
-// attached (before Attach or after detach) onComplete runs at once, on the
-// calling goroutine, with the out-of-band error "no controller attached";
-// if the CA is disconnecting it may also run inline, with "disconnected".
-// Otherwise it runs later in a dispatched Task. Ownership of args passes
-// to the Session.
+// CallController calls the controller handler named by tag and completes
+// onComplete exactly once: later in a dispatched Task, or inline with
+// "no controller attached" (none attached) or "disconnected". Ownership
+// of args passes to the Session.
 func (s *Session) CallController(tag sps.Addr, args []byte, onComplete func(WrapperResult)) {
 	a := s.attached.Load()
 	if a == nil {

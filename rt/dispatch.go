@@ -8,14 +8,10 @@ import (
 )
 
 // Task is the Session's unit of work: an incoming wrapper call or the
-// continuation of a controller call. A Task dispatched by the Session
-// carries a keepalive token that is released when the Task runs (after
-// its function returns) or is dropped, so a Dispatcher that neither runs
-// nor drops a Task blocks shutdown forever.
-//
-// Exactly one of Run and Drop must be called, once; a second call panics.
-// Dropping a task discards its work for good: a dropped wrapper call never
-// returns a result, a dropped controller-call continuation never runs.
+// continuation of a controller call. It carries a keepalive token,
+// released when it runs or is dropped, so a Dispatcher that does neither
+// blocks shutdown. Exactly one of Run and Drop must be called, once (a
+// second call panics); a dropped task's work is discarded for good.
 type Task struct {
 	fn    func()
 	r     taskRunner // used when fn is nil: lets the Session embed a Task without a closure
@@ -23,9 +19,8 @@ type Task struct {
 	state atomic.Uint32 // 0 pending, 1 taken
 }
 
-// taskRunner is implemented by Session-internal call records that embed
-// their Task. runTask and dropTask may recycle the record (and so the
-// Task): the Task is not touched after they return.
+// taskRunner: call records embedding their Task; runTask and dropTask may
+// recycle it.
 type taskRunner interface{ runTask() }
 
 // taskDropper is implemented by records that must know when their Task
@@ -76,10 +71,9 @@ func (t *Task) Drop() {
 	}
 }
 
-// Dispatcher runs Tasks: the Go form of upstream's DispatchFn. Dispatch
-// may run the task inline, queue it, or hand it to another goroutine; it
-// must eventually Run or Drop every task. A Dispatcher must outlive the
-// Sessions that use it.
+// Dispatcher runs Tasks (upstream's DispatchFn): inline, queued or on
+// another goroutine, but eventually Run or Drop every one. It must outlive
+// the Sessions that use it.
 type Dispatcher interface {
 	Dispatch(t *Task)
 }
@@ -90,25 +84,18 @@ type DispatchFunc func(t *Task)
 // Dispatch calls f(t).
 func (f DispatchFunc) Dispatch(t *Task) { f(t) }
 
-// InlineRunner runs each task on the dispatching goroutine. Beware: a
-// wrapper that waits for a controller call's result deadlocks under it,
-// because the result's continuation would run on the goroutine that is
-// waiting.
+// InlineRunner runs each task on the dispatching goroutine; a wrapper
+// waiting for a controller call's result deadlocks under it.
 type InlineRunner struct{}
 
 // Dispatch runs t immediately.
 func (InlineRunner) Dispatch(t *Task) { t.Run() }
 
-// GoRunner runs each task on its own goroutine — never an OS thread per
-// task, and never a bounded pool: tasks that block waiting for the
-// controller cannot starve the tasks that would unblock them. A goroutine
-// that finishes a task parks as an idle worker (at most MaxIdle of them)
-// and is reused by the next Dispatch, which saves goroutine creation on
-// busy sessions.
-//
-// Close stops the runner: it waits for every dispatched task to finish.
-// Dispatch after Close panics (upstream asserts), so a GoRunner must
-// outlive its Sessions. The zero value is not usable; use [NewGoRunner].
+// GoRunner runs each task on its own goroutine, never in a bounded pool,
+// so tasks blocked on the controller cannot starve the ones that would
+// unblock them (docs/protocol.md §7.3). Finished goroutines park as idle
+// workers (at most MaxIdle) for reuse. Dispatch after Close panics. Use
+// [NewGoRunner].
 type GoRunner struct {
 	work    chan *Task // unbuffered: a send succeeds only into an idle worker
 	maxIdle int32
@@ -172,9 +159,8 @@ func (r *GoRunner) Close() {
 	r.wg.Wait()
 }
 
-// QueueingRunner queues tasks for the owner to run by draining the queue:
-// for thread-less hosts and deterministic tests. Dispatch never runs a
-// task. It is safe for concurrent use; the zero value is ready to use.
+// QueueingRunner queues tasks for the owner to drain (thread-less hosts,
+// deterministic tests). Safe for concurrent use; the zero value is ready.
 type QueueingRunner struct {
 	mu sync.Mutex
 	q  []*Task

@@ -14,12 +14,8 @@ import (
 // error naming the address.
 type UnknownTargetFunc func(s *Session, target sps.Addr, args []byte, ret ReturnFunc)
 
-// wrapperEntry and instanceEntry are the Go objects whose addresses become
-// executor addresses. The Session's tables keep them reachable, and the
-// Go heap never moves objects, so an address stays unique for the
-// Session's lifetime and can never coincide with memory the process maps
-// for JIT'd code. Neither type is zero-sized, so every entry has its own
-// address.
+// wrapperEntry and instanceEntry are the non-zero-sized Go objects whose
+// addresses become executor addresses (RATIONALE.md, "rt").
 type wrapperEntry struct {
 	fn     WrapperFunc
 	borrow bool // registered with BorrowArgs
@@ -37,17 +33,11 @@ type unknownEntry struct {
 type WrapperOption uint8
 
 const (
-	// BorrowArgs registers a function that borrows its argument buffer
-	// instead of owning it: it promises that once it has both returned
-	// and called ret, neither it nor anything it started reads or keeps
-	// args, or any view into it (decoded sps.BytesView values, strings
-	// built with unsafe, sub-slices handed to other goroutines), and
-	// that the result it passes to ret does not alias args. In exchange
-	// a ControllerAccess that supports it may recycle the buffer for a
-	// later call (see [SessionHandle.HandleWrapperCallReleasing]). It is
-	// for hot wrappers that decode, act and forget — memory writes,
-	// allocation requests, native calls — and must not be used for one
-	// that stores its arguments or passes them to code that might.
+	// BorrowArgs registers a function that only borrows its arguments:
+	// once it has returned and called ret, neither it nor anything it
+	// started uses args or any view into it, and its result does not
+	// alias args. The ControllerAccess may then recycle the buffer
+	// ([SessionHandle.HandleWrapperCallReleasing]).
 	BorrowArgs WrapperOption = 1 << iota
 )
 
@@ -66,10 +56,8 @@ type instanceEntry struct {
 func addrOf[T any](p *T) sps.Addr { return sps.Addr(uintptr(unsafe.Pointer(p))) }
 
 // RegisterWrapper makes fn callable by the controller and returns its
-// unique, non-zero executor address (publish it with a SymbolTable). Each
-// call registers a new entry, even for the same fn. By default fn owns
-// the argument buffers it is given; with [BorrowArgs] it only borrows
-// them. Safe for concurrent use, also while calls are in flight.
+// unique, non-zero executor address; each call registers a new entry.
+// With [BorrowArgs] fn only borrows its arguments.
 func (s *Session) RegisterWrapper(fn WrapperFunc, opts ...WrapperOption) sps.Addr {
 	if fn == nil {
 		panic("rt: RegisterWrapper with a nil function")
@@ -88,11 +76,8 @@ func (s *Session) LookupWrapper(addr sps.Addr) (WrapperFunc, bool) {
 	return nil, false
 }
 
-// WrapperBorrowsArgs reports whether the wrapper function registered at
-// addr was registered with [BorrowArgs] (false if none is registered
-// there). Code that calls registered wrappers itself with views into a
-// buffer it will reuse (an allocation-action runner, say) passes an
-// owning wrapper a copy.
+// WrapperBorrowsArgs reports whether the wrapper at addr was registered
+// with [BorrowArgs]; callers reusing their buffers give others a copy.
 func (s *Session) WrapperBorrowsArgs(addr sps.Addr) bool {
 	e := s.lookupWrapper(addr)
 	return e != nil && e.borrow
@@ -106,9 +91,8 @@ func (s *Session) lookupWrapper(addr sps.Addr) *wrapperEntry {
 }
 
 // SetUnknownTargetHandler installs h for controller calls to addresses
-// with no registered wrapper function (nil restores the default, which
-// borrows its arguments). opts are as for RegisterWrapper: with
-// [BorrowArgs], h only borrows the argument buffers.
+// with no registered wrapper function (nil restores the default); opts
+// are as for RegisterWrapper.
 func (s *Session) SetUnknownTargetHandler(h UnknownTargetFunc, opts ...WrapperOption) {
 	if h == nil {
 		s.unknown.Store(nil)
@@ -131,12 +115,9 @@ func defaultUnknownTarget(_ *Session, target sps.Addr, _ []byte, ret ReturnFunc)
 	ret(OutOfBandResult(fmt.Sprintf("rt: no wrapper function registered at %#x", uint64(target))))
 }
 
-// RegisterInstance registers obj (typically a service) and returns its
-// unique, non-zero executor address. Method-style handlers
-// ([HandleMethod1] and friends) take such an address as their first SPS
-// argument and receive obj; the address is looked up in the table, never
-// cast to a pointer. Registering the same object twice yields two
-// addresses.
+// RegisterInstance registers obj and returns its unique, non-zero
+// executor address, which method-style handlers ([HandleMethod1], ...)
+// take as their first argument and look up, never cast to a pointer.
 func (s *Session) RegisterInstance(obj any) sps.Addr {
 	e := &instanceEntry{obj: obj}
 	a := addrOf(e)
@@ -158,13 +139,11 @@ func (s *Session) Instance(addr sps.Addr) (any, bool) {
 	return nil, false
 }
 
-// InstanceAddr returns the Session's own instance address (the value of
-// the orc_rt_Session_Instance bootstrap symbol); Instance(InstanceAddr())
-// is s.
+// InstanceAddr returns the Session's own instance address (the
+// orc_rt_Session_Instance bootstrap symbol).
 func (s *Session) InstanceAddr() sps.Addr { return s.selfAddr }
 
-// InstanceAt returns the instance registered at addr as a T, or an error
-// if nothing is registered there or it is not a T.
+// InstanceAt returns the instance registered at addr as a T, or an error.
 func InstanceAt[T any](s *Session, addr sps.Addr) (T, error) {
 	var zero T
 	v, ok := s.Instance(addr)

@@ -11,27 +11,15 @@ import (
 )
 
 // Loopback is a ControllerAccess whose controller lives in the same
-// process: the Go analogue of upstream's InProcessControllerAccess. The
-// controller side is a [LoopbackController], created at Connect and handed
-// to the onConnect callback; it calls executor wrapper functions by
-// address and answers executor calls to the tags it has handlers for.
+// process (upstream's InProcessControllerAccess). The controller side, a
+// [LoopbackController], is created at Connect and handed to onConnect.
 //
-// Every message crossing the connection (a controller call into the
-// executor, a result delivered to either side) runs inside a message
-// scope, counted in flight. A disconnect — [Session.Detach] /
-// [Session.Shutdown] locally, [LoopbackController.Disconnect] remotely —
-// marks the connection closed so no new message starts, and once the
-// in-flight count is zero (at once, or when the last message leaves its
-// scope, on that goroutine) it fails every pending executor->controller
-// call with "disconnected", fails the controller's own pending calls the
-// same way, and notifies the Session (orderly: nil). Disconnect never
-// blocks, so it is safe from inside a message (e.g. a wrapper run by an
-// InlineRunner).
-//
-// Call ids for executor->controller calls come from a per-Loopback
-// counter starting at 0; a result for an id that is not pending is
-// reported to the Session as "Invalid call id". Controller->executor calls
-// have their own counter, also from 0.
+// A disconnect, local or [LoopbackController.Disconnect], stops new
+// messages; once none is in flight, the goroutine of the last one fails
+// both sides' pending calls with "disconnected" and notifies the Session
+// with nil. Disconnect never blocks, so it is safe inside a message. Each
+// direction numbers its calls from 0; a result for an id that is not
+// pending is reported as "Invalid call id".
 type Loopback struct {
 	onConnect func(*LoopbackController, *BootstrapInfo) error
 
@@ -47,10 +35,8 @@ type Loopback struct {
 }
 
 // NewLoopback returns an unconnected loopback CA. onConnect (may be nil)
-// runs inside Connect with the controller side and the bootstrap info;
-// an error from it fails the attach: it is delivered as the disconnect
-// error (to the OnDisconnect handler, or the reporter) and returned by
-// Attach.
+// runs inside Connect; an error from it fails the attach as the
+// disconnect error.
 func NewLoopback(onConnect func(ctl *LoopbackController, bi *BootstrapInfo) error) *Loopback {
 	l := &Loopback{onConnect: onConnect, pending: map[uint64]*PendingCall{}}
 	l.drained.L = &l.mu
@@ -264,11 +250,8 @@ func (c *LoopbackController) handleCall(tag sps.Addr, id uint64, args []byte) {
 }
 
 // CallWrapper calls the executor wrapper function at target with args
-// (ownership passes to the executor) and calls onResult exactly once with
-// its result — or with the out-of-band error "disconnected" if the
-// connection is closed or closes before the result arrives. A call the
-// Session drops (it is shutting down) completes with "disconnected" at
-// disconnect.
+// (ownership passes) and calls onResult exactly once with its result, or
+// with "disconnected" when the connection closes first.
 func (c *LoopbackController) CallWrapper(target sps.Addr, args []byte, onResult func(WrapperResult)) {
 	if !c.l.enter() {
 		onResult(OutOfBandResult(MsgDisconnected))

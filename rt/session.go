@@ -78,13 +78,10 @@ type Service interface {
 // shutdown, the wrapper-function and instance tables, and it routes work
 // to a Dispatcher. A process may hold several Sessions.
 //
-// All methods are safe for concurrent use. The Session never holds its
-// mutex while running user callbacks, service hooks or a
-// ControllerAccess's Connect/Disconnect, so every lifecycle method may be
-// called re-entrantly from those callbacks (a request made while a
-// transition is in progress only raises the target state).
-//
-// See the package documentation for the lifecycle.
+// All methods are safe for concurrent use and may be called re-entrantly
+// from the Session's callbacks (a request made during a transition only
+// raises the target state). The package documentation gives the
+// lifecycle.
 type Session struct {
 	info     ProcessInfo
 	dispatch Dispatcher
@@ -295,13 +292,10 @@ func runChain(svcs []Service, hook func(Service, func()), then func()) {
 // ---- lifecycle ----
 
 // SetOnDisconnect installs the handler that learns how the controller
-// connection ended. It runs exactly once per Session, on the goroutine
-// driving the disconnect, before any service's OnDetach: with nil for an
-// orderly disconnect or a Session that never attached, with the connect
-// error if connecting failed, and with the ControllerAccess's error
-// otherwise. Installing a handler takes over error routing: without one,
-// a non-nil error goes to the error reporter and nil is ignored. The
-// handler must not block; calling Shutdown from it is supported.
+// connection ended: once, before any OnDetach, with nil (orderly or never
+// attached), the connect error or the ControllerAccess's error. Without a
+// handler non-nil errors go to the error reporter. It must not block; it
+// may call Shutdown.
 //
 // It must be called before Attach (it panics otherwise).
 func (s *Session) SetOnDisconnect(f func(err error)) {
@@ -318,14 +312,10 @@ func (s *Session) SetOnDisconnect(f func(err error)) {
 // most once.
 var ErrAttach = errors.New("rt: Attach: session already attached, detached or shutting down")
 
-// Attach connects ca synchronously on the calling goroutine, passing it
-// a handle on this Session and bi (nil means NewBootstrapInfo(s, nil,
-// nil)). On success the Session is Attached. If Connect fails, the
-// Session detaches: the error is delivered to the OnDisconnect handler (or
-// the reporter) exactly as a disconnect would deliver it, and is also
-// returned here for information. If Detach or Shutdown is requested while
-// Connect runs, the Session becomes Attached and then immediately
-// disconnects.
+// Attach connects ca synchronously with bi (nil means
+// NewBootstrapInfo(s, nil, nil)). If Connect fails the Session detaches,
+// delivering the error as a disconnect would, and returns it too. A
+// Detach or Shutdown requested meanwhile disconnects right after.
 func (s *Session) Attach(ca ControllerAccess, bi *BootstrapInfo) error {
 	if ca == nil {
 		return fmt.Errorf("rt: Attach: nil ControllerAccess")
@@ -449,14 +439,10 @@ func (s *Session) advance() {
 // Wait blocks until shutdown has completed (every service's OnShutdown
 // and every shutdown callback has run). It does not request shutdown.
 //
-// Deadlock hazard: do not call Wait (or Close) while holding a keepalive
-// token — for example from inside a wrapper function or a controller-call
-// continuation run by the Session's dispatcher, or inside CallWithKeepalive
-// — because shutdown waits for that token. For the same reason do not
-// block in Wait from a callback the Session is running (an OnDisconnect
-// handler, a service hook, an AddOnDetach callback): the lifecycle
-// continues only when that callback returns. Likewise a Dispatcher that
-// stops running tasks blocks it forever.
+// Do not call Wait (or Close) while holding a keepalive token (in a
+// wrapper function, a dispatched continuation, CallWithKeepalive) or from
+// a callback the Session is running: either deadlocks, as does a
+// Dispatcher that stops running tasks.
 func (s *Session) Wait() { <-s.done }
 
 // Done returns a channel closed when shutdown has completed.

@@ -4,34 +4,20 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// Typed (SPS) wrapper functions. A signature is declared once as an
-// sps.FuncN value; HandleN/HandleAsyncN/HandleExpectedN turn a typed Go
-// function into a WrapperFunc for that signature, HandleMethod* do the same
-// for methods of a registered instance, CallN calls a wrapper through any
-// Caller and decodes its result, and CallExpectedN does the same for an
-// SPSExpected<T> result, flattened to (T, error).
+// Typed (SPS) wrapper functions over sps.FuncN signatures: HandleN,
+// HandleAsyncN, HandleExpectedN and HandleMethod* build WrapperFuncs;
+// CallN and CallExpectedN call through any Caller and decode the result.
 //
-// Handler side (upstream WrapperFunction::handle): undecodable arguments
-// answer with the out-of-band error of the Session dialect's DeserializeArgs; a result whose
-// codec panics answers with MsgSerializeResult (and the panic is
-// reported). Trailing argument bytes are ignored, as LLVM ignores them.
-// Decoded []byte and sps views alias the argument buffer, which the
-// handler owns (see WrapperFunc), so they may be kept.
+// Handlers: undecodable arguments answer with the dialect's
+// DeserializeArgs out-of-band error, a panicking result codec with
+// MsgSerializeResult; trailing argument bytes are ignored; decoded views
+// alias the argument buffer. SPSError results are Go errors,
+// SPSExpected<T> is sps.Expected[T] (or (T, error) with HandleExpected),
+// void is struct{} with sps.Empty.
 //
-// Result conventions: an SPSError result is a Go error (R = error with
-// sps.ErrorCodec); an SPSExpected<T> result is sps.Expected[T] (the
-// HandleExpected forms let the handler return (T, error) instead); a void
-// result is struct{} with sps.Empty.
-//
-// Caller side (upstream WrapperFunction::call): onResult gets the decoded
-// result and a nil error, or the zero R and an error: *OutOfBandError for
-// an out-of-band result (errors.Is(err, ErrDisconnected) /
-// ErrNoController for the transport failures), *DecodeResultError
-// ("Could not deserialize result"), or *SerializeArgsError ("Could not
-// serialize wrapper function call arguments"). The function's own error in
-// an SPSError or SPSExpected result is inside R, never in the second
-// argument: a transport failure and a remote failure stay distinct, as
-// upstream's Expected<Error> / Expected<Expected<T>>.
+// Callers: onResult gets the decoded result, or the zero R and an
+// *OutOfBandError, *DecodeResultError or *SerializeArgsError. The remote
+// function's own error stays inside R, distinct from transport failures.
 
 // encode encodes r, turning a panicking codec into upstream's
 // out-of-band "Could not serialize wrapper function result data".

@@ -4,19 +4,11 @@ import (
 	"sync/atomic"
 )
 
-// WrapperResult is the result of a wrapper-function call, with upstream's
-// three states:
-//
-//   - bytes: a non-empty payload ([ResultBytes]);
-//   - empty: no bytes and no error (the zero value, [EmptyResult]);
-//   - out-of-band error: a message that is NOT payload
-//     ([OutOfBandResult]). On the LLVM 22 wire it travels as an empty
-//     Result payload, never as bytes.
-//
-// An out-of-band error and an empty result both have Size 0; use
-// [WrapperResult.IsOutOfBandError] to tell them apart. A WrapperResult is a
-// small value; the bytes it carries are owned by whoever holds it (see
-// [ResultBytes]).
+// WrapperResult is the result of a wrapper-function call in one of
+// upstream's three states: bytes ([ResultBytes]), empty (the zero value),
+// or an out-of-band error ([OutOfBandResult]; an empty payload on the
+// LLVM 22 wire, docs/protocol.md §4.2). Both of the latter have Size 0.
+// The bytes are owned by whoever holds the result.
 type WrapperResult struct {
 	data []byte
 	msg  string
@@ -26,10 +18,8 @@ type WrapperResult struct {
 // EmptyResult returns the empty result (the zero WrapperResult).
 func EmptyResult() WrapperResult { return WrapperResult{} }
 
-// ResultBytes returns a result holding b without copying it: ownership of
-// b passes to the result, and whoever the result is handed to (the
-// Session, a ControllerAccess, a result callback) may keep b indefinitely.
-// The caller must not modify b afterwards. An empty b gives the empty
+// ResultBytes returns a result holding b without copying it; ownership of
+// b passes to whoever receives the result. An empty b gives the empty
 // result.
 func ResultBytes(b []byte) WrapperResult {
 	if len(b) == 0 {
@@ -85,50 +75,32 @@ func (r WrapperResult) Err() error {
 	return &OutOfBandError{Msg: r.msg}
 }
 
-// ReturnFunc delivers a wrapper function's result. It must be called
-// exactly once per call, possibly after the wrapper function has returned
-// and from another goroutine; the Session panics on a second call.
-// Ownership of the result's bytes passes to the ReturnFunc.
+// ReturnFunc delivers a wrapper function's result exactly once (a second
+// call panics), possibly later and from another goroutine.
 type ReturnFunc func(WrapperResult)
 
 // WrapperFunc is the Go form of an orc_rt_WrapperFunction: a function the
-// controller calls by address.
-//
-// args is the argument buffer. It belongs to the callee: nothing else
-// reads or writes it after the call starts, and the callee may keep it (or
-// views into it, as the typed handlers' decoded []byte arguments are) for
-// as long as it likes — unless the function was registered with
-// [BorrowArgs], in which case it must let go of args once it has
-// returned and called ret. ret delivers the result exactly once, now or
-// later.
-//
-// The Session runs a wrapper function inside a dispatched Task that holds
-// a keepalive token only for the synchronous execution of the function: a
-// function that defers ret does not delay shutdown, and must not assume
-// the Session is still attached when it finally returns (results sent
-// after detach are dropped).
+// controller calls by address. args belongs to the callee, which may keep
+// it, unless it was registered with [BorrowArgs]. ret delivers the result
+// exactly once, now or later. The keepalive token of the call covers only
+// the function's synchronous execution; results sent after detach are
+// dropped.
 type WrapperFunc func(s *Session, args []byte, ret ReturnFunc)
 
-// Caller sends args to some wrapper function and arranges for onResult to
-// be called exactly once with its result, possibly later and from another
-// goroutine. Ownership of args passes to the Caller. Callers come from
-// [Session.ControllerCaller] (calls into the controller by tag),
-// [DirectCaller] (an in-process call of a WrapperFunc) and
-// [LoopbackController.Caller] (the loopback controller calling executor
-// wrappers by address).
+// Caller sends args (ownership passes) to some wrapper function and calls
+// onResult exactly once with its result, possibly later and elsewhere:
+// [Session.ControllerCaller], [DirectCaller], [LoopbackController.Caller].
 type Caller func(args []byte, onResult func(WrapperResult))
 
-// DirectCaller returns a Caller that invokes fn on the calling goroutine
-// with s as its Session, without dispatch or keepalive: the Go form of
-// upstream's test DirectCaller. A second return by fn panics.
+// DirectCaller returns a Caller that invokes fn on the calling goroutine,
+// without dispatch or keepalive. A second return by fn panics.
 func DirectCaller(s *Session, fn WrapperFunc) Caller {
 	return func(args []byte, onResult func(WrapperResult)) {
 		fn(s, args, onceReturn(onResult))
 	}
 }
 
-// onceReturn wraps f so that a second call panics rather than delivering
-// a result twice.
+// onceReturn wraps f so that a second call panics.
 func onceReturn(f func(WrapperResult)) ReturnFunc {
 	var done atomic.Bool
 	return func(r WrapperResult) {

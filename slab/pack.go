@@ -35,14 +35,9 @@ type packRegion struct {
 //	... call b.Addr ...
 //	_ = s.FreeBlock(b)        // any goroutine
 //
-// Blocks are writable from Alloc until the next Finalize, which applies
-// the protection to every region that received blocks (one system call per
-// region, instruction cache flushed for executable ones). In single-map
-// mode a region whose protection is not writable is closed for new blocks
-// after Finalize (its pages cannot become writable again while code in
-// them may run); in DualMap mode the region stays open: later blocks are
-// written through the writable view while the executable view keeps its
-// protection, and Finalize only flushes the instruction cache for them.
+// Blocks are writable from Alloc until the next Finalize, which protects
+// every region that received blocks. A non-writable region then takes no
+// new blocks, except in DualMap mode (written through the writable view).
 // A region goes back to the slab when it is closed and its last block
 // has been freed.
 //
@@ -193,11 +188,9 @@ func (p *Packer) Write(b Block, off uintptr, src []byte) error {
 	return nil
 }
 
-// Finalize applies the Packer's protection to every region that received
-// blocks since the last Finalize (at most one system call per region) and
-// flushes the instruction cache for executable ones; afterwards those
-// blocks may be executed. It fails with [ErrBusy] if a Write is in
-// flight (only possible through misuse from several goroutines).
+// Finalize protects every region that received blocks since the last
+// Finalize (at most one system call each, caches flushed); the blocks may
+// then run. It fails with [ErrBusy] if a Write is in flight.
 func (p *Packer) Finalize() error {
 	s := p.s
 	s.mu.Lock()

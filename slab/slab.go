@@ -20,9 +20,7 @@ const (
 	// written.
 	DefaultSize = 1 << 30
 	// MaxNearSize is the largest arena Config.Near accepts: any two
-	// addresses in it differ by less than 2 GiB minus 64 KiB, so a
-	// PC-relative 32-bit displacement (small code model) plus a small
-	// addend reaches from any allocation to any other.
+	// addresses in it are within rel32 reach (plus a small addend).
 	MaxNearSize = 2<<30 - 64<<10
 	// DefaultMaxCached is the default bound on released-but-committed
 	// memory kept for reuse.
@@ -51,13 +49,9 @@ type Config struct {
 	// Near requires Size <= MaxNearSize, so every pair of addresses the
 	// slab hands out is within rel32 reach of each other.
 	Near bool
-	// DualMap backs the arena with a memfd mapped twice: a read-write view
-	// through which Write copies content and an executable view whose
-	// addresses are the ones handed out. The executable view is never
-	// made executable by mprotect: transitions that add PROT_EXEC map the
-	// file again at the same address (mmap MAP_FIXED), which hosts that
-	// forbid RW->RX mprotect (SELinux execmod/execmem-style policies, PaX
-	// MPROTECT) accept for shared file mappings.
+	// DualMap backs the arena with a memfd mapped twice: a writable view
+	// for Write and an executable view whose addresses are handed out,
+	// made executable by mapping the file again, never by mprotect.
 	DualMap bool
 	// MaxCached bounds the bytes of released regions kept committed (RW,
 	// populated) for reuse; 0 means DefaultMaxCached. NoCache disables the
@@ -69,12 +63,8 @@ type Config struct {
 	// Name labels the memfd in DualMap mode (visible in /proc/self/maps).
 	Name string
 	// SyncCores makes every transition that adds execute also run
-	// arch.SyncCores (membarrier PRIVATE_EXPEDITED_SYNC_CORE), for hosts
-	// whose threads jump into freshly published code without a system call
-	// or rt/native's trampolines (which execute ISB themselves). It costs
-	// one system call and an IPI per running thread per transition; New
-	// fails if the kernel lacks the command. Only arm64 needs it; x86-64
-	// gets the serialization from the protection change itself.
+	// arch.SyncCores, for hosts whose threads jump into new code without
+	// rt/native; New fails if the kernel lacks it.
 	SyncCores bool
 }
 
@@ -282,12 +272,10 @@ func (s *Slab) DualMapped() bool { return s.dual }
 // PageSize returns the page size the slab works in.
 func (s *Slab) PageSize() uintptr { return s.pageSize }
 
-// Close unmaps the whole arena, releasing every region at once, and
-// closes the memfd in DualMap mode. No code in the slab may run, and no
-// address from it may be used, after Close starts. It refuses with
-// [ErrBusy] while a Write is copying. Later calls return [ErrClosed]. A Slab that is never closed keeps its mapping for the life
-// of the process (deliberately: there is no finalizer, because code in it
-// may still be running).
+// Close unmaps the whole arena (and closes the memfd). No code in the
+// slab may run, and no address from it be used, once Close starts. It
+// fails with [ErrBusy] while a Write is copying; later calls return
+// [ErrClosed]. An unclosed Slab stays mapped (there is no finalizer).
 func (s *Slab) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -446,12 +434,9 @@ func (s *Slab) setExecBits(lo, hi uintptr, on bool) {
 }
 
 // IsExecutable reports, without a system call or lock, whether every byte
-// of [addr, addr+n) lies in pages this slab handed out that are currently
-// executable (n == 0 is treated as 1). The answer is a snapshot: a
-// concurrent Protect or Release may change it right after; callers that
-// then jump to addr must keep the region alive by other means. Granularity
-// is the page: a freed block inside a page that still holds live code of a
-// Packer reports true.
+// of [addr, addr+n) (n == 0 counts as 1) is in pages this slab handed out
+// that are executable now. The answer is a per-page snapshot; callers
+// that jump to addr must keep the region alive by other means.
 func (s *Slab) IsExecutable(addr, n uintptr) bool {
 	if n == 0 {
 		n = 1
@@ -570,14 +555,10 @@ func (s *Slab) decommitCachedLocked() error {
 
 // ---- reserve / release ----
 
-// Reserve hands out a region of at least size bytes (rounded up to
-// pages), mapped read-write. Memory is committed lazily (pages cost
-// nothing until written) unless the region comes from the cache of
-// released regions, in which case it is already populated. Contents are
-// unspecified: fresh pages read as zero, recycled ones keep old bytes —
-// use Write, which zero-fills the part of a span not covered by content.
-// It makes at most one system call (NONE->RW for fresh pages; none for a
-// cache hit). Errors wrap [ErrBadSize], [ErrNoSpace] or [ErrClosed].
+// Reserve hands out a read-write region of at least size bytes (rounded
+// up to pages) with at most one system call. Contents are unspecified
+// (recycled pages keep old bytes; Write zero-fills). Errors wrap
+// [ErrBadSize], [ErrNoSpace] or [ErrClosed].
 func (s *Slab) Reserve(size uintptr) (Region, error) {
 	if size == 0 {
 		return Region{}, opErr("reserve", 0, size, ErrBadSize)
@@ -637,14 +618,10 @@ func (s *Slab) reserveLocked(n uintptr) (*region, error) {
 	return r, nil
 }
 
-// Release takes a region back. Its pages stop being executable at once;
-// they are reset to read-write and kept committed for reuse while the
-// cache has room (one mprotect if any page was not already RW), otherwise
-// decommitted. A region reused for code is flushed again when it next
-// becomes executable. Releasing twice returns an error wrapping
-// [ErrDoubleFree]; a handle from another slab, [ErrForeign]; a region
-// with a Write in flight, [ErrBusy]. On a system-call failure the region
-// is still released and the error reported.
+// Release takes a region back: its pages stop being executable at once
+// and are cached read-write or decommitted. Errors wrap [ErrDoubleFree],
+// [ErrForeign] or [ErrBusy] (a Write in flight); after a failed system
+// call the region is still released.
 func (s *Slab) Release(h Region) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -795,18 +772,13 @@ func (s *Slab) Protect(addr, size uintptr, p Prot) error {
 
 // ---- write ----
 
-// Write copies src to [addr, addr+len(src)) and zero-fills
-// [addr+len(src), addr+size), through the writable view (the same
-// addresses unless dual-mapped). The span must lie inside one live region
-// whose pages are all currently writable; Write never changes a
-// protection, so it cannot modify code that may be running. Pages not yet
-// present are pre-faulted first, in one madvise(MADV_POPULATE_WRITE) where
-// the kernel has it (page faults, not the copy, dominate the cost of
-// filling fresh memory). It does not allocate. Concurrent Writes to one
-// region are allowed; a concurrent Protect or Release of that region
-// fails with [ErrBusy] instead of pulling the pages away mid-copy. Errors
-// wrap [ErrBadSize] (len(src) > size), [ErrNotMapped], [ErrNotWritable] or
-// the pre-fault's error (e.g. ENOMEM).
+// Write copies src to [addr, addr+len(src)) and zero-fills up to
+// addr+size, through the writable view. The span must lie in one live
+// region whose pages are writable now: Write never changes a protection.
+// Fresh pages are pre-faulted first. It does not allocate. Concurrent
+// Writes are allowed; a concurrent Protect or Release of the region fails
+// with [ErrBusy]. Errors wrap [ErrBadSize], [ErrNotMapped],
+// [ErrNotWritable] or the pre-fault's error.
 func (s *Slab) Write(addr uintptr, src []byte, size uintptr) error {
 	if uintptr(len(src)) > size {
 		return opErr("write", addr, size, fmt.Errorf("%w: %d content bytes exceed the %d-byte span", ErrBadSize, len(src), size))

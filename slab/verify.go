@@ -173,12 +173,8 @@ func (s *Slab) Verify(kernel bool) error {
 	return errors.Join(errs...)
 }
 
-// verifyKernelLocked compares the model with /proc/self/maps. One read of
-// that file is not an atomic snapshot (the kernel produces it a page at a
-// time, and QEMU user mode rebuilds it from its own tables), so a mapping
-// change elsewhere in the process while it is read can hide part of the
-// arena; a real mismatch persists, so a mismatch is re-read a few times
-// before it is reported.
+// verifyKernelLocked compares the model with /proc/self/maps, re-reading
+// a few times before reporting a mismatch (one read is not atomic).
 func (s *Slab) verifyKernelLocked() []error {
 	var errs []error
 	for range 4 {

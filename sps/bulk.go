@@ -31,10 +31,8 @@ func AppendInts[T FixedInt](b []byte, v []T) []byte {
 }
 
 // DecodeInts reads an SPSSequence<T> and appends its elements to dst,
-// returning the extended slice, like append: pass dst[:0] to reuse a
-// buffer. It allocates only when dst lacks capacity, and then at most the
-// size of the sequence, which has been checked against the input first. On
-// failure it records the error in d and returns dst unchanged.
+// like append, allocating only when dst lacks capacity. On failure it
+// records the error in d and returns dst unchanged.
 func DecodeInts[T FixedInt](d *Decoder, dst []T) []T {
 	sz := sizeOf[T]()
 	n := d.Count(sz, "sequence length")

@@ -4,10 +4,8 @@ package sps
 
 import "unsafe"
 
-// On little-endian hosts the in-memory layout of a []T is its SPS encoding,
-// so the bulk paths are a single memmove (copy) each way. Alignment is not
-// an issue: the typed side is always the Go slice, the byte side is only
-// read or written as bytes.
+// On little-endian hosts a []T's memory is its SPS encoding: the bulk
+// paths are one copy each way.
 
 const bulkFast = true
 

@@ -6,16 +6,11 @@ import (
 	"strconv"
 )
 
-// Codec encodes and decodes one Go type as one SPS type. Codecs are
-// stateless values safe for concurrent use; the predefined ones below and
-// the combinators ([Seq], [Optional], [ExpectedOf], [MapOf], [Tuple2], ...)
-// cover every SPS type LLVM 22 uses.
-//
-// Decode never panics: on malformed input it records the failure in the
-// Decoder and returns the zero value (or a partial value; callers must
-// check the Decoder's error). Decode must not retain d. Whether a decoded
-// value aliases the input is part of each codec's contract ([BytesView]
-// does, [String] does not).
+// Codec encodes and decodes one Go type as one SPS type; codecs are
+// stateless and safe for concurrent use. Decode never panics: on bad input
+// it records the failure in d (check it) and returns a zero or partial
+// value; it must not retain d. Whether a result aliases the input is each
+// codec's contract ([BytesView] does, [String] does not).
 type Codec[T any] interface {
 	// Size returns the exact encoded size of v.
 	Size(v T) int
@@ -248,11 +243,8 @@ func (intSeqCodec[T]) Decode(d *Decoder) []T {
 }
 
 // DecodeSeq reads an SPSSequence<T> with elem and appends the elements to
-// dst, returning the extended slice, like append: pass dst[:0] to reuse a
-// buffer, so that steady-state decoding does not allocate (beyond what elem
-// itself allocates). The count is checked against the remaining input
-// before dst is grown. On failure it records the error in d and returns dst
-// truncated to its original length.
+// dst, like append (pass dst[:0] to reuse a buffer). On failure it records
+// the error in d and returns dst at its original length.
 func DecodeSeq[T any](d *Decoder, elem Codec[T], dst []T) []T {
 	n := d.Count(elem.MinSize(), "sequence length")
 	if d.Failed() {
@@ -529,10 +521,9 @@ type mapEntriesCodec[K comparable, V any] struct {
 	v Codec[V]
 }
 
-// MapEntriesOf returns the codec for SPSMap<K, V> as a slice of entries in
-// wire order, so that a decoded map re-encodes to the same bytes (LLVM
-// writes its StringMaps in hash order). Decoding rejects duplicate keys, as
-// LLVM's StringMap/DenseMap deserializers do.
+// MapEntriesOf returns the codec for SPSMap<K, V> as entries in wire
+// order, so a decoded map re-encodes to the same bytes. Decoding rejects
+// duplicate keys, as LLVM does.
 func MapEntriesOf[K comparable, V any](k Codec[K], v Codec[V]) Codec[[]Pair[K, V]] {
 	return mapEntriesCodec[K, V]{k, v}
 }
@@ -578,9 +569,8 @@ func (c mapEntriesCodec[K, V]) Decode(d *Decoder) []Pair[K, V] {
 
 func (mapEntriesCodec[K, V]) MinSize() int { return 8 }
 
-// isDuplicate reports whether k is among the keys of m (the entries decoded
-// so far) and records it. Short lists are scanned; longer ones switch to a
-// set, so hostile inputs with many keys stay linear.
+// isDuplicate reports whether k was decoded before and records it
+// (a scan, then a set: linear for hostile inputs).
 func isDuplicate[K comparable, V any](m []Pair[K, V], seen *map[K]struct{}, k K) bool {
 	const scanLimit = 16
 	if len(m) < scanLimit {

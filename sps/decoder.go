@@ -19,28 +19,17 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("sps: decoding %s at offset %d: %s", e.What, e.Off, e.Reason)
 }
 
-// Decoder reads SPS values from a byte slice.
-//
-// A Decoder is a small value type: declare it on the stack with
-// [NewDecoder] or reuse one with [Decoder.Reset]; neither allocates. Errors
-// are sticky: after the first failure every read returns the zero value,
-// the offset no longer moves, and [Decoder.Err] reports the first failure.
-// Nothing panics on any input, and no allocation is ever sized from a
-// length read from the input before that length has been checked against
-// the bytes that remain.
-//
-// Views returned by [Decoder.Bytes] alias the input slice: they are valid
-// for as long as the caller keeps the input alive and unmodified. Use
-// [Decoder.BytesCopy] or [Decoder.String] for an independent copy.
-//
-// A Decoder is not safe for concurrent use.
+// Decoder reads SPS values from a byte slice. It is a small value
+// ([NewDecoder], [Decoder.Reset]; neither allocates). Errors are sticky:
+// after the first, reads return zero values, the offset stays, and
+// [Decoder.Err] reports it. Nothing panics; no allocation is sized from an
+// unchecked length. [Decoder.Bytes] views alias the input. Not safe for
+// concurrent use.
 type Decoder struct {
 	buf []byte
 	off int
-	// err is nil, errPending, or the first error. A read that runs short
-	// only records what it needed (pend*), without a call or an
-	// allocation, so the readers stay inlinable; Err builds the
-	// DecodeError from that and the unchanged offset when asked.
+	// err is nil, errPending (pend* recorded, keeping readers inlinable;
+	// Err builds the DecodeError), or the first error.
 	err      *DecodeError
 	pendWhat string
 	pendN    uint64 // bytes needed (short read) or the count read (count)
@@ -101,9 +90,8 @@ func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
 // Rest returns the unread bytes without consuming them (a view).
 func (d *Decoder) Rest() []byte { return d.buf[d.off:len(d.buf):len(d.buf)] }
 
-// Format implements [fmt.Formatter] so that printing a *Decoder (for
-// example with %v in a log line) shows its position instead of calling
-// [Decoder.String], which would consume input.
+// Format implements [fmt.Formatter]: printing a *Decoder shows its
+// position instead of calling (consuming) [Decoder.String].
 func (d *Decoder) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "sps.Decoder{off: %d, len: %d, failed: %t}", d.off, len(d.buf), d.err != nil)
 }
@@ -231,11 +219,8 @@ func (d *Decoder) I64() int64 { return int64(d.U64()) }
 // Addr reads an SPSExecutorAddr.
 func (d *Decoder) Addr() Addr { return Addr(d.U64()) }
 
-// Size reads a size_t (LLVM 22 has no SPSSize tag: size_t travels as a
-// uint64_t; orc-rt's SPSSize is the same u64). Like orc-rt, it fails when
-// the value does not fit the host's size_t (uintptr), which never happens on
-// a 64-bit host. Callers that convert the result to int must check it
-// against [math.MaxInt] themselves.
+// Size reads a size_t (a u64 on the wire), failing when it does not fit
+// a uintptr. Callers converting to int check [math.MaxInt] themselves.
 func (d *Decoder) Size() uint64 {
 	off := d.off
 	v := d.U64()
@@ -246,13 +231,10 @@ func (d *Decoder) Size() uint64 {
 	return v
 }
 
-// Count reads a sequence length and checks it against the remaining input:
-// every element needs at least minElemSize bytes (values below 1 count as
-// 1, so even for element types whose encoding can be empty a count can
-// never exceed the number of remaining bytes). It returns 0 after recording
-// an error if the count cannot fit; the error's offset is the count's.
-// Because of this check, the result can safely size an allocation: it is
-// at most Remaining()/minElemSize.
+// Count reads a sequence length and checks it against the remaining
+// input, each element needing at least max(minElemSize, 1) bytes; it
+// returns 0 after recording an error otherwise. The result may size an
+// allocation: it is at most Remaining()/minElemSize.
 func (d *Decoder) Count(minElemSize int, what string) int {
 	if d.err != nil {
 		return 0
@@ -325,10 +307,8 @@ func (d *Decoder) Raw(n int, what string) []byte {
 	return d.take(n, what)
 }
 
-// decoderPool recycles Decoders for the slice-taking entry points
-// ([Unmarshal], FuncN.DecodeArgs and DecodeResult). A Decoder passed to a
-// [Codec] through the interface escapes to the heap, so without the pool
-// each of those calls would allocate one.
+// decoderPool recycles Decoders for [Unmarshal] and FuncN's decoders (a
+// Decoder passed through the Codec interface escapes).
 var decoderPool = sync.Pool{New: func() any { return new(Decoder) }}
 
 func getDecoder(b []byte) *Decoder {

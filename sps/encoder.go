@@ -5,10 +5,8 @@ import "encoding/binary"
 // Addr is an executor address (SPSExecutorAddr): 8 bytes on the wire.
 type Addr uint64
 
-// The Append functions write one SPS value to the end of b and return the
-// extended slice, like the append built-in. They never fail and allocate
-// only when b lacks capacity; size a buffer up front with the matching Size
-// helpers (or a Codec's Size) to encode a message with one allocation.
+// The Append functions append one SPS value to b, like append; they never
+// fail and allocate only when b lacks capacity (see the Size helpers).
 
 // AppendBool appends an SPS bool (0 or 1).
 func AppendBool(b []byte, v bool) []byte {

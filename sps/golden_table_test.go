@@ -13,7 +13,7 @@ type gcase struct {
 	canon    string // hex of the canonical re-encoding, when LLVM canonicalizes
 }
 
-// Values shared with golden.cpp (addresses from the protocol.md captures).
+// Values shared with golden.cpp (addresses seen in llvm-jitlink 22 sessions).
 const (
 	a1      Addr = 0x7f2861569000
 	a2      Addr = 0x7f286156a000

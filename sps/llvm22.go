@@ -1,16 +1,9 @@
 package sps
 
-// The wire signatures of the functions LLVM 22 (llvm-jitlink 22.1.x and its
-// ORC runtime) calls or expects, declared once here so that wrapper
-// functions, tests and tools share them (protocol.md §4.3, §5). Each comment
-// names the symbol and the SPS signature as LLVM spells it. All of them were
-// checked byte for byte against LLVM 22's own serializers (see
-// testdata/llvmgolden).
-//
-// These are plain values: copying one is cheap, and all are safe for
-// concurrent use. Handlers on hot paths may decode arguments with a reused
-// Decoder instead (for example Addr() followed by
-// [FinalizeRequest.Decode]) to reuse slices between calls.
+// The wire signatures of the functions LLVM 22 calls or expects
+// (docs/protocol.md §4.3, §5), each named with its symbol and SPS
+// signature as LLVM spells it, checked against LLVM 22's serializers
+// (testdata/llvmgolden). Plain values, safe for concurrent use.
 
 // Codecs for composite LLVM 22 types that appear in the signatures below.
 var (
@@ -31,7 +24,7 @@ var (
 	InitializerDepsCodec = Seq(Tuple2(AddrCodec, AddrSeqCodec))
 )
 
-// SimpleExecutorMemoryManager (protocol.md §5.1).
+// SimpleExecutorMemoryManager (docs/protocol.md §5.1).
 var (
 	// MemoryManagerReserve is
 	// __llvm_orc_SimpleExecutorMemoryManager_reserve_wrapper:
@@ -58,7 +51,7 @@ var (
 		Arg1: AddrCodec, Arg2: AddrSeqCodec, Ret: ErrorCodec}
 )
 
-// SimpleExecutorDylibManager (protocol.md §5.2).
+// SimpleExecutorDylibManager (docs/protocol.md §5.2).
 var (
 	// DylibManagerOpen is __llvm_orc_SimpleExecutorDylibManager_open_wrapper:
 	// SPSExpected<SPSExecutorAddr>(SPSExecutorAddr Instance, SPSString Path, uint64_t Mode).
@@ -74,7 +67,7 @@ var (
 		Arg1: AddrCodec, Arg2: LookupSetCodec, Ret: ExpectedOf(LookupResultCodec)}
 )
 
-// Memory access (__llvm_orc_bootstrap_mem_*, protocol.md §5.3). The writes
+// Memory access (__llvm_orc_bootstrap_mem_*, docs/protocol.md §5.3). The writes
 // return SPSEmpty, a zero-length result.
 var (
 	// WriteUInt8s is __llvm_orc_bootstrap_mem_write_uint8s_wrapper:
@@ -120,7 +113,7 @@ var (
 	ReadStrings = Func1[[]Addr, []string]{Arg1: AddrSeqCodec, Ret: StringSeqCodec}
 )
 
-// Running code (protocol.md §5.4).
+// Running code (docs/protocol.md §5.4).
 var (
 	// RunAsMain is __llvm_orc_bootstrap_run_as_main_wrapper:
 	// int64_t(SPSExecutorAddr MainAddr, SPSSequence<SPSString> Args).
@@ -133,7 +126,7 @@ var (
 	RunAsIntFunction = Func2[Addr, int32, int32]{Arg1: AddrCodec, Arg2: I32, Ret: I32}
 )
 
-// Allocation-action argument shapes (protocol.md §5.5). Actions return an
+// Allocation-action argument shapes (docs/protocol.md §5.5). Actions return an
 // SPSError.
 var (
 	// RegisterEHFrameAction is llvm_orc_registerEHFrameAllocAction:
@@ -148,7 +141,7 @@ var (
 		Arg1: AddrRangeCodec, Arg2: Bool, Ret: ErrorCodec}
 )
 
-// ExecutorSharedMemoryMapperService (protocol.md §5.6, -use-memmgr=shared).
+// ExecutorSharedMemoryMapperService (docs/protocol.md §5.6, -use-memmgr=shared).
 var (
 	// SharedMemoryReserve is __llvm_orc_ExecutorSharedMemoryMapperService_Reserve:
 	// SPSExpected<SPSTuple<SPSExecutorAddr, SPSString>>(SPSExecutorAddr Instance, uint64_t Size).
@@ -172,7 +165,7 @@ var (
 )
 
 // JIT-dispatch tags called by the ORC runtime through
-// __llvm_orc_SimpleRemoteEPC_dispatch_fn (protocol.md §4.3). The executor
+// __llvm_orc_SimpleRemoteEPC_dispatch_fn (docs/protocol.md §4.3). The executor
 // relays these bytes without decoding them; the signatures are here for
 // tests, loopback controllers and diagnostics.
 var (
@@ -190,5 +183,5 @@ var (
 	LazyResolve = Func1[Addr, Expected[SymbolDef]]{Arg1: AddrCodec, Ret: ExpectedOf(SymbolDefCodec)}
 )
 
-// Session messages (protocol.md §1, §3): the Setup payload is
+// Session messages (docs/protocol.md §1, §3): the Setup payload is
 // [SetupInfoCodec]; the Hangup payload is an SPSError ([ErrorCodec]).

@@ -24,6 +24,9 @@ var (
 	SharedFinalizeRequestCodec Codec[SharedFinalizeRequest]    = sharedFinalizeRequestCodec{}
 	BufferWriteCodec           Codec[BufferWrite]              = bufferWriteCodec{}
 	SetupInfoCodec             Codec[SetupInfo]                = setupInfoCodec{}
+	// SetupInfoNoMapCodec is the Setup layout of LLVM 14-16: no
+	// bootstrap map between the page size and the symbols.
+	SetupInfoNoMapCodec Codec[SetupInfo] = setupInfoCodec{noMap: true}
 )
 
 // Codecs for the memory-access write elements (SPSMemoryAccessUInt8Write
@@ -427,10 +430,13 @@ func (bootstrapSymbolCodec) Decode(d *Decoder) BootstrapSymbol {
 }
 func (bootstrapSymbolCodec) MinSize() int { return 16 }
 
-type setupInfoCodec struct{}
+type setupInfoCodec struct{ noMap bool }
 
-func (setupInfoCodec) Size(v SetupInfo) int {
-	n := SizeString(v.Triple) + 8 + 8 + 8
+func (c setupInfoCodec) Size(v SetupInfo) int {
+	n := SizeString(v.Triple) + 8 + 8
+	if !c.noMap {
+		n += 8
+	}
 	for i := range v.Values {
 		n += bootstrapValueCodec{}.Size(v.Values[i])
 	}
@@ -440,12 +446,15 @@ func (setupInfoCodec) Size(v SetupInfo) int {
 	return n
 }
 
-func (setupInfoCodec) Append(b []byte, v SetupInfo) []byte {
+// Append writes v; the layout without a bootstrap map drops v.Values.
+func (c setupInfoCodec) Append(b []byte, v SetupInfo) []byte {
 	b = AppendString(b, v.Triple)
 	b = AppendU64(b, v.PageSize)
-	b = AppendCount(b, len(v.Values))
-	for i := range v.Values {
-		b = bootstrapValueCodec{}.Append(b, v.Values[i])
+	if !c.noMap {
+		b = AppendCount(b, len(v.Values))
+		for i := range v.Values {
+			b = bootstrapValueCodec{}.Append(b, v.Values[i])
+		}
 	}
 	b = AppendCount(b, len(v.Symbols))
 	for i := range v.Symbols {
@@ -458,10 +467,13 @@ func (setupInfoCodec) Append(b []byte, v SetupInfo) []byte {
 // both lists into StringMaps, it rejects a duplicate name in the bootstrap
 // map or in the bootstrap symbols (llvm-jitlink then reports "Could not
 // deserialize setup message"). Order is kept as on the wire.
-func (setupInfoCodec) Decode(d *Decoder) SetupInfo {
+func (c setupInfoCodec) Decode(d *Decoder) SetupInfo {
 	t := d.String()
 	p := d.U64()
-	n := d.Count(16, "bootstrap map length")
+	n := 0
+	if !c.noMap {
+		n = d.Count(16, "bootstrap map length")
+	}
 	vals := make([]BootstrapValue, 0, n)
 	var seen map[string]struct{}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -486,10 +498,18 @@ func (setupInfoCodec) Decode(d *Decoder) SetupInfo {
 	if d.Failed() {
 		return SetupInfo{}
 	}
+	if c.noMap {
+		vals = nil
+	}
 	return SetupInfo{Triple: t, PageSize: p, Values: vals, Symbols: syms}
 }
 
-func (setupInfoCodec) MinSize() int { return 32 }
+func (c setupInfoCodec) MinSize() int {
+	if c.noMap {
+		return 24
+	}
+	return 32
+}
 
 // dupName reports whether name is among the first n names (name(j)) and
 // records it; see isDuplicate.

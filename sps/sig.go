@@ -1,21 +1,10 @@
 package sps
 
-// Wrapper-function signatures. A signature Ret(Arg1, ..., ArgN) is declared
-// once as a FuncN value and then used by both sides of a call: the caller
-// encodes arguments and decodes the result, the handler decodes arguments
-// and encodes the result. Arguments travel as the concatenation of their
-// encodings (an SPSTuple); trailing bytes after the last argument are
-// ignored, as LLVM ignores them. The LLVM 22 bootstrap signatures are
-// predeclared in llvm22.go (for example [MemoryManagerReserve]).
-//
-//	var Reserve = sps.Func2[sps.Addr, uint64, sps.Expected[sps.Addr]]{
-//		Arg1: sps.AddrCodec, Arg2: sps.U64, Ret: sps.ExpectedOf(sps.AddrCodec)}
-//
-// DecodeArgs and DecodeResult take a pooled Decoder and allocate nothing
-// themselves; DecodeArgsFrom decodes from a caller's Decoder (for example
-// to inspect [Decoder.Offset] or the unread rest afterwards). LLVM 22 has
-// no wrapper signature with more than three arguments, so there is no
-// Func4.
+// Wrapper-function signatures: Ret(Arg1, ..., ArgN) declared once as a
+// FuncN value and used by both sides of a call. Arguments travel
+// concatenated; trailing bytes are ignored. LLVM 22's are in llvm22.go.
+// DecodeArgs and DecodeResult use a pooled Decoder; DecodeArgsFrom a
+// caller's.
 
 // Func0 is the signature Ret().
 type Func0[R any] struct {

@@ -1,9 +1,7 @@
 package amd64
 
-// FlushICache is a no-op: x86-64 instruction caches snoop data stores, so
-// bytes written through any mapping are seen by instruction fetch without
-// explicit maintenance (see the package documentation for the
-// cross-thread rule). It exists so the facade is uniform across GOARCHes.
+// FlushICache is a no-op: x86-64 instruction fetch is coherent with data
+// stores. It keeps the facade uniform across GOARCHes.
 func FlushICache(addr, n uintptr) {}
 
 // DecodeCLFlushLine extracts the CLFLUSH line size in bytes from CPUID

@@ -24,9 +24,8 @@ func Cached() CTR { return cached }
 func ReadCTR() uint64 { return readCTR() }
 
 // FlushICache makes the instructions written to [addr, addr+n) visible to
-// instruction fetch on every core (see the package documentation for the
-// sequence). It does not allocate and is safe for concurrent use. The
-// range must be mapped readable; n == 0 is a no-op.
+// instruction fetch on every core. The range must be readable; n == 0 is
+// a no-op.
 func FlushICache(addr, n uintptr) {
 	if n == 0 || addr+n < addr {
 		return

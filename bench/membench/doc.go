@@ -11,18 +11,8 @@
 // machine: best of 300 interleaved blocks. The package has no API; see
 // membench_test.go.
 //
-// # Why kind=wrapper stays at ~1.15x an empty cgo call
-//
-// Half of an empty cgo call here is the two compare-and-swaps of
-// entering and leaving the syscall state (pprof: 51% of the wrapper's
-// time). On top of it the wrapper adds the two-pointer frame (1.01-1.03x),
-// the call into JIT'd code and its result (1.1 ns in a pure C loop; the
-// same whether the callee is JIT'd or a C function) and a few Go
-// instructions. A stripped copy of the fast path — no checks, no error
-// result — measured 1.105-1.19x across builds, the spread being code
-// layout, so the 1.1x target sits inside that noise: no change to
-// CallWrapper moves it measurably, only bypassing cgo would, and callbacks
-// from JIT'd code into Go need cgo's bookkeeping.
+// The kind=wrapper target (≤ 1.1× an empty cgo call) stays missed at
+// ~1.15×; RATIONALE.md ("Benchmarks") gives the measured reasons.
 //
 // Run:
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procbench
 
 import (
@@ -17,8 +19,8 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/internal/crossexec"
-	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
 

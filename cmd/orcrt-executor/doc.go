@@ -12,28 +12,28 @@
 //	orcrt-executor [test-jitloadergdb] listen=<host>:<port> [args...]
 //
 // plus the orcrt extension unix=<path> (accept one Unix-domain
-// connection). Trailing args are ignored; test-jitloadergdb prints
-// __jit_debug_descriptor's last entry to stderr before and after the
-// session. Usage errors print the stock text and exit 1; a fatal protocol
-// error prints "<argv0>: <message>" and exits 1; a session that ends
-// normally exits 0. A fatal signal in JIT'd code kills the process by
+// connection), and lli-child-target's `<infd> <outfd>`, two bare
+// descriptor numbers (what `lli -remote-mcjit` passes its child), as
+// filedescs=<infd>,<outfd>. Trailing args are ignored; test-jitloadergdb
+// prints __jit_debug_descriptor's last entry to stderr before and after
+// the session. With port 0, listen= picks a free port and says which on
+// stderr, "orcrt-executor: listening on 127.0.0.1:40123" (the stock
+// prints nothing in listen mode, nor does orcrt for an explicit port).
+// -h/--help prints the usage, modes and environment variables, and
+// --version the orcrt, Go and LLVM versions, to stdout (exit 0). Usage
+// errors print the stock error line, then orcrt-executor's usage, and
+// exit 1; a fatal protocol error prints "<argv0>: <message>" and exits 1;
+// a session that ends normally exits 0. A fatal signal in JIT'd code kills the process by
 // that signal, as in the stock executor (package rt/fatalsig).
 //
-// Once the controller has gone (end of input, a fatal protocol error),
-// calls still running in JIT'd code are waited for at most
-// ORCRT_DRAIN_TIMEOUT (a Go duration, default 10s; 0 waits for ever, as
-// the stock executor does); then the executor prints
-// "<argv0>: executor: calls into JIT'd code still running ..." and exits
-// 1 instead of outliving its controller. A message larger than
-// ORCRT_MAX_MESSAGE_SIZE bytes (default 1 GiB) ends the session with
-// "<argv0>: Message size N exceeds the limit of M bytes"; the stock
-// executor allocates whatever a header claims.
-//
-// The executor serves with GOMAXPROCS 1 (its Go code is glue between the
-// pipe and native code; JIT'd code runs on threads of its own) unless the
-// GOMAXPROCS variable says otherwise, and it links libstdc++, libgcc_s
-// and libm as the stock executor does, so they are loaded before the
-// session starts.
+// Once the controller has gone, calls still running in JIT'd code are
+// waited for at most ORCRT_DRAIN_TIMEOUT (a Go duration, default 10s; 0
+// waits for ever, as the stock does), then the executor exits 1. A message
+// larger than ORCRT_MAX_MESSAGE_SIZE bytes (default 1 GiB) ends the
+// session (docs/protocol.md §8.2). It serves with GOMAXPROCS 1 unless the
+// GOMAXPROCS variable is set, and links libstdc++, libgcc_s and libm as
+// the stock executor does (RATIONALE.md, "executor and
+// cmd/orcrt-executor").
 //
 // A leading -v, or ORCRT_LOG=debug in the environment, logs the protocol
 // traffic (log/slog, text) to stderr. Nothing is ever written to stdout

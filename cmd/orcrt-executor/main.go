@@ -12,9 +12,10 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/fatalsig"
-	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/service/gdbjit"
 )
 
 // main ends through libc exit (fatalsig.Exit), as the stock executor
@@ -31,6 +32,9 @@ func run(argv []string) int {
 	verbose := os.Getenv("ORCRT_LOG") == "debug"
 	for len(args) > 0 && args[0] == "-v" {
 		verbose, args = true, args[1:]
+	}
+	if code, done := cliAction(os.Stdout, args); done { // -h, --help, --version
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
@@ -66,19 +70,33 @@ func run(argv []string) int {
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	// One P: the executor's Go code is glue between the pipe and native
-	// code, and a second P only spins and wakes threads (see
-	// executor.Options.MaxProcs; the GOMAXPROCS variable still wins).
-	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1})
+	// One P (RATIONALE.md, "One P"); the GOMAXPROCS variable still wins.
+	conn, err := openConn(context.Background(), pa.Spec, os.Stderr)
 	if err != nil {
-		return fail(err)
-	}
-	conn, err := pa.Spec.Open(context.Background())
-	if err != nil {
-		ex.Close()
 		return usage(err, fail)
 	}
-	if err := ex.Serve(context.Background(), conn); err != nil {
+	// The executor speaks first, and Setup differs between LLVM releases:
+	// the controller is identified before anything is sent.
+	d, why, err := dialect.Choose(os.Getenv("ORCRT_LLVM"), simpleremote.PeerPID(conn))
+	if err != nil {
+		_ = conn.Close()
+		return fail(err)
+	}
+	if logger != nil {
+		logger.Debug("dialect", "speaks", d.Name, "controller", why.Release, "how", why.How)
+	}
+	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dialect: d})
+	if err != nil {
+		_ = conn.Close()
+		return fail(err)
+	}
+	err = ex.Serve(context.Background(), conn)
+	if !ex.ControllerSpoke() && why.Release == 0 {
+		fmt.Fprintf(os.Stderr, "%s: the controller hung up without a call; orcrt spoke %s (%s). "+
+			"If the controller is another LLVM release, set ORCRT_LLVM to its major version (%s).\n",
+			argv0, d.Name, why.How, dialect.Supported())
+	}
+	if err != nil {
 		return fail(err) // the stock exits here, without the second GDB line
 	}
 	if gdbTest {
@@ -92,7 +110,7 @@ func run(argv []string) int {
 func usage(err error, fail func(error) int) int {
 	var ue *simpleremote.UsageError
 	if errors.As(err, &ue) {
-		os.Stderr.WriteString(simpleremote.FormatUsageError(ue.Msg))
+		os.Stderr.WriteString(formatUsageError(ue.Msg))
 		return 1
 	}
 	return fail(err)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main_test
 
 import (
@@ -9,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,13 +80,26 @@ func runExec(t *testing.T, path string, args ...string) result {
 	return result{code, so.String(), strings.ReplaceAll(se.String(), path, "<argv0>")}
 }
 
-// TestUsageLikeStock: command-line errors print exactly the stock text
-// and exit 1. Each case is also run against the stock executor when it is
-// installed.
-func TestUsageLikeStock(t *testing.T) {
-	usage := "\n\nUsage:\n" +
+// ourUsage is what orcrt-executor prints after a command-line error's
+// "error: ..." line; stockUsage is what the stock executor prints there.
+const (
+	ourUsage = "Usage:\n" +
+		"  orcrt-executor [-v] [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]\n" +
+		"  orcrt-executor [-v] [test-jitloadergdb] listen=<host>:<port> [args...]\n" +
+		"  orcrt-executor [-v] [test-jitloadergdb] unix=<path> [args...]\n" +
+		"  orcrt-executor [-v] <infd> <outfd> [args...]\n" +
+		"  orcrt-executor -h | --help | --version\n"
+	stockUsage = "Usage:\n" +
 		"  llvm-jitlink-executor [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]\n" +
 		"  llvm-jitlink-executor [test-jitloadergdb] listen=<host>:<port> [args...]\n"
+)
+
+// TestUsageLikeStock: command-line errors print exactly the stock error
+// line and exit 1; the usage that follows is orcrt-executor's own. Each
+// case is also run against the stock executor when it is installed:
+// everything but the usage must be identical.
+func TestUsageLikeStock(t *testing.T) {
+	usage := "\n\n" + ourUsage
 	gdb0 := "__jit_debug_descriptor.last_entry = 0x0000000000000000\n"
 	tests := []struct {
 		args   []string
@@ -114,10 +131,104 @@ func TestUsageLikeStock(t *testing.T) {
 			assert.Empty(t, r.stdout)
 			if _, err := os.Stat(stockBin); err == nil {
 				s := runExec(t, stockBin, tc.args...)
+				if strings.HasSuffix(s.stderr, "\n\n"+stockUsage) {
+					require.True(t, strings.HasSuffix(r.stderr, "\n\n"+ourUsage), r.stderr)
+					s.stderr = strings.TrimSuffix(s.stderr, stockUsage) + ourUsage
+				}
 				assert.Equal(t, s, r, "stock executor differs")
 			}
 		})
 	}
+}
+
+// TestHelp: -h, -help and --help print orcrt-executor's usage and help,
+// naming every mode and the environment variables it reads, to stdout,
+// and exit 0 (also after -v, and whatever follows).
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"-help"}, {"--help"}, {"-v", "--help"}, {"--help", "filedescs=x"}} {
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			r := runExec(t, bin, args...)
+			assert.Equal(t, 0, r.code)
+			assert.Empty(t, r.stderr)
+			assert.True(t, strings.HasPrefix(r.stdout, ourUsage), r.stdout)
+			for _, want := range []string{
+				"filedescs=<infd>,<outfd>", "listen=<host>:<port>", "unix=<path>", "<infd> <outfd>",
+				"lli-child-target", "test-jitloadergdb", "-v ", "--version", "listening on",
+				"ORCRT_LOG", "ORCRT_LLVM", "ORCRT_DRAIN_TIMEOUT", "ORCRT_MAX_MESSAGE_SIZE", "ORCRT_CPUPROFILE",
+			} {
+				assert.Contains(t, r.stdout, want)
+			}
+			assert.NotContains(t, r.stdout, "llvm-jitlink-executor [")
+		})
+	}
+	// Only as the first argument: after a specifier it is an ignored
+	// trailing arg, before one an invalid specifier type, as for the stock.
+	r := runExec(t, bin, "test-foo", "--help")
+	assert.Equal(t, result{code: 1, stderr: `error: invalid specifier type "--help"` + "\n\n" + ourUsage}, r)
+}
+
+// TestVersion: --version prints orcrt's version, the Go version and the
+// LLVM releases spoken, to stdout, and exits 0.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version"} {
+		r := runExec(t, bin, arg)
+		assert.Equal(t, 0, r.code)
+		assert.Empty(t, r.stderr)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		require.Len(t, lines, 3, r.stdout)
+		assert.Regexp(t, `^orcrt-executor (devel|v\d+\.\d+\.\d+\S*)( \(.*\))?$`, lines[0])
+		assert.Equal(t, "Go "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH, lines[1])
+		assert.Equal(t, "LLVM 14, 15, 16, 19, 22", lines[2])
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestListenPortZero: listen=127.0.0.1:0 binds a free port and says which
+// on stderr, "orcrt-executor: listening on 127.0.0.1:PORT", before it
+// accepts; a controller connecting there gets a session. An explicit
+// port is not reported: stderr stays the stock's (empty).
+func TestListenPortZero(t *testing.T) {
+	cmd := crossexec.Command(bin, "listen=127.0.0.1:0")
+	var so bytes.Buffer
+	var se wiretest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	re := regexp.MustCompile(`^orcrt-executor: listening on (127\.0\.0\.1:(\d+))\n$`)
+	var m []string
+	for deadline := time.Now().Add(20 * time.Second); m == nil; {
+		m = re.FindStringSubmatch(se.String())
+		if m == nil {
+			require.True(t, time.Now().Before(deadline), "no listening line; stderr %q", se.String())
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	assert.NotEqual(t, "0", m[2])
+	conn, err := net.DialTimeout("tcp", m[1], 5*time.Second)
+	require.NoError(t, err)
+	ctl, err := wiretest.New(conn, nil)
+	require.NoError(t, err)
+	_, err = ctl.CallName(context.Background(), "__llvm_orc_bootstrap_mem_read_buffers_wrapper", make([]byte, 8))
+	require.NoError(t, err)
+	finish(t, ctl)
+	require.NoError(t, cmd.Wait(), se.String())
+	assert.Equal(t, m[0], se.String(), "nothing but the listening line")
+	assert.Empty(t, so.String())
+
+	l, _ := startListening(t, bin, "127.0.0.1")
+	c, err := l.dial("127.0.0.1")
+	require.NoError(t, err)
+	ctl, err = wiretest.New(c, nil)
+	require.NoError(t, err)
+	_, err = ctl.CallName(context.Background(), "__llvm_orc_bootstrap_mem_read_buffers_wrapper", make([]byte, 8))
+	require.NoError(t, err)
+	finish(t, ctl)
+	require.NoError(t, l.cmd.Wait())
+	assert.Empty(t, l.stderr.String(), "an explicit port is not reported")
 }
 
 // TestDeviations documents the command lines where orcrt-executor is
@@ -128,6 +239,10 @@ func TestDeviations(t *testing.T) {
 	r := runExec(t, bin, "filedescs=99,98")
 	assert.Equal(t, result{code: 1, stderr: "<argv0>: Bad file descriptor\n"}, r)
 	r = runExec(t, bin, "filedescs=99,1")
+	assert.Equal(t, result{code: 1, stderr: "<argv0>: Bad file descriptor\n"}, r)
+	// lli-child-target's `IN OUT` is filedescs=IN,OUT (the stock would
+	// call "99" an invalid specifier type).
+	r = runExec(t, bin, "99", "98")
 	assert.Equal(t, result{code: 1, stderr: "<argv0>: Bad file descriptor\n"}, r)
 	// -v is orcrt's (the stock would call it an invalid specifier type).
 	r = runExec(t, bin, "-v")

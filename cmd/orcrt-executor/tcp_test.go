@@ -1,3 +1,5 @@
+//go:build linux
+
 package main_test
 
 import (
@@ -177,7 +179,7 @@ func connectTCP(t *testing.T, path string) (*listening, net.Conn, *wiretest.Cont
 
 // TestTCPNoDelay: the executor's end of the connection has TCP_NODELAY
 // set, read from the executor's own socket (pidfd_getfd) — no 40 ms
-// Nagle stalls (protocol.md §10). The stock executor does not set it
+// Nagle stalls (docs/protocol.md §10). The stock executor does not set it
 // (logged).
 func TestTCPNoDelay(t *testing.T) {
 	forEachExecutor(t, func(t *testing.T, path string) {

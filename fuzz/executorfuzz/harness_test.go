@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/service/ehframe"
 	"github.com/orcgo/orcrt/service/entry"
-	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )

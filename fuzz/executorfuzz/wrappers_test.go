@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/service/ehframe"
-	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"

@@ -7,7 +7,7 @@
 //
 // Every target takes one input whose first byte selects a top-level
 // message shape (each LLVM 22 wrapper argument list and result of
-// protocol.md §4.3 and §5, the FinalizeRequest reuse path, the Setup
+// docs/protocol.md §4.3 and §5, the FinalizeRequest reuse path, the Setup
 // payload, ...; see shapes_test.go) and whose rest is the message. Seeds
 // come from the LLVM-generated golden vectors in
 // sps/testdata/golden/vectors.txt. Inputs that once failed live under

@@ -93,7 +93,7 @@ func as[T any](v any) T {
 	return v.(T)
 }
 
-// Schemas of the ORC types, written from protocol.md §2.
+// Schemas of the ORC types, written from docs/protocol.md §2.
 var (
 	addrRange   = Tuple(U64, U64)
 	symbolDef   = Tuple(U64, Tuple(U8, U8))

@@ -94,11 +94,9 @@ func forThisArch(path string) bool {
 	return binary.LittleEndian.Uint16(hdr[18:]) == want
 }
 
-// qemuSignalNote is how QEMU user mode starts the line it prints on the
-// guest's stderr when the guest dies by a core-dumping signal (SIGSEGV,
-// SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE, ...): "qemu: uncaught target
-// signal 11 (Segmentation fault) - core dumped". QEMU 7.2 prints it even
-// with RLIMIT_CORE = 0, when no core is written.
+// qemuSignalNote starts the line QEMU user mode prints on the guest's
+// stderr when the guest dies by a core-dumping signal (even without a
+// core).
 const qemuSignalNote = "qemu: uncaught target signal "
 
 // StripEmulatorNotes removes from a child's stderr the lines the emulator

@@ -121,11 +121,9 @@ func Membarrier(cmd, flags int) (int, error) {
 	return int(r), nil
 }
 
-// View returns a []byte over n bytes of non-Go memory at addr (for example
-// a mapping from [Mmap]). The slice is valid only while the memory stays
-// mapped with the needed protection; using it afterwards faults. The
-// conversion reinterprets the address bits, so vet's unsafeptr check does
-// not apply; the memory is outside the Go heap, so the GC ignores it.
+// View returns a []byte over n bytes of non-Go memory at addr (a mapping
+// from [Mmap]), valid only while the memory stays mapped with the needed
+// protection.
 func View(addr, n uintptr) []byte {
 	if n == 0 {
 		return nil

@@ -1,11 +1,89 @@
 package dialect
 
-// Dialect is the wire contract of one LLVM release, as far as it differs
-// from the others.
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Dialect is the wire contract of the LLVM releases that speak it, as far
+// as it differs between releases.
 type Dialect struct {
-	// LLVM is the release's major version.
-	LLVM int
+	// Name names the releases, as messages print it ("LLVM 14-16").
+	Name string
+	// Releases are the major versions measured to speak the dialect.
+	Releases []int
+	// SetupBootstrapMap: the Setup message carries the bootstrap map (a
+	// sequence of named values) between the page size and the symbols.
+	SetupBootstrapMap bool
+	// Memory is the memory manager's protocol.
+	Memory MemoryProtocol
+	// Lookup is the dylib manager's symbol lookup.
+	Lookup LookupProtocol
+	// RunFunctions: run_as_void_function and run_as_int_function exist.
+	RunFunctions bool
+	// MemReads: the __llvm_orc_bootstrap_mem_read_* family and
+	// mem_write_pointers exist.
+	MemReads bool
+	// SharedMemory: the executor offers the shared-memory mapper service.
+	SharedMemory bool
+	// EHFrameRegister and EHFrameDeregister name the EH-frame functions,
+	// SPSError(SPSExecutorAddrRange), in the bootstrap symbols.
+	EHFrameRegister, EHFrameDeregister string
+	// GDBAllocAction names the JITLoaderGDB allocation action,
+	// SPSError(SPSExecutorAddrRange, bool), in the bootstrap symbols; ""
+	// if the release does not advertise one.
+	GDBAllocAction string
+	// ProcessSymbols are names the process handle of the dylib manager
+	// resolves to orcrt's own functions, as the stock executor's
+	// exported C symbols are found by dlsym.
+	ProcessSymbols []ProcessSymbol
 	Messages
+}
+
+// MemoryProtocol selects the memory manager's wrapper functions.
+type MemoryProtocol uint8
+
+const (
+	// MemoryFinalize: reserve, finalize(FinalizeRequest) -> Error and
+	// deallocate(bases) -> Error.
+	MemoryFinalize MemoryProtocol = iota + 1
+	// MemoryInitialize: reserve, initialize(FinalizeRequest) ->
+	// Expected<Addr>, deinitialize(keys) and release(bases).
+	MemoryInitialize
+)
+
+// LookupProtocol selects the dylib manager's lookup wrapper.
+type LookupProtocol uint8
+
+const (
+	// LookupAddrs: lookup(Instance, Handle, LookupSet) ->
+	// Expected<Sequence<Addr>>.
+	LookupAddrs LookupProtocol = iota + 1
+	// LookupSymbolDefs: lookup(Instance, Handle, LookupSet) ->
+	// Expected<Sequence<ExecutorSymbolDef>>.
+	LookupSymbolDefs
+	// ResolveOptionalDefs: resolve(Handle, LookupSet) ->
+	// Expected<Sequence<Optional<ExecutorSymbolDef>>>.
+	ResolveOptionalDefs
+)
+
+// Function names one of orcrt's functions a ProcessSymbol stands for.
+type Function uint8
+
+// Functions the process handle can resolve.
+const (
+	EHFrameRegisterWrapper   Function = iota + 1 // SPSError(SPSExecutorAddrRange)
+	EHFrameDeregisterWrapper                     // SPSError(SPSExecutorAddrRange)
+	// GDBRegisterWrapper is SPSError(SPSExecutorAddrRange) in 14-16 and
+	// SPSError(SPSExecutorAddrRange, bool) in 19: one function reads both.
+	GDBRegisterWrapper
+)
+
+// ProcessSymbol binds a name the process handle resolves to a Function.
+type ProcessSymbol struct {
+	Name string
+	Fn   Function
 }
 
 // Messages are the error texts a controller of the release sees verbatim.
@@ -13,16 +91,144 @@ type Messages struct {
 	// DeserializeArgs is a wrapper's out-of-band error for argument bytes
 	// that do not decode.
 	DeserializeArgs string
+	// ReleaseUnknownBase formats (with %#x) the memory manager's error for
+	// releasing (deallocating) a base it did not reserve.
+	ReleaseUnknownBase string
 }
 
-// LLVM22 is LLVM 22.1's contract, measured against llvm-jitlink 22.1.8.
-var LLVM22 = &Dialect{
-	LLVM: 22,
-	Messages: Messages{
-		DeserializeArgs: "Could not deserialize arguments for wrapper function call",
-	},
+var (
+	messages14 = Messages{
+		DeserializeArgs:    "Could not deserialize arguments for wrapper function call",
+		ReleaseUnknownBase: "No allocation entry found for %#x",
+	}
+	messages22 = Messages{
+		DeserializeArgs:    "Could not deserialize arguments for wrapper function call",
+		ReleaseUnknownBase: "In release, %#x is not part of any reserved address range",
+	}
+)
+
+// The EH-frame and JITLoaderGDB functions the stock executors of 14-19
+// export as C symbols, which their controllers find by a process lookup.
+var legacyProcessSymbols = []ProcessSymbol{
+	{"llvm_orc_registerEHFrameSectionWrapper", EHFrameRegisterWrapper},
+	{"llvm_orc_deregisterEHFrameSectionWrapper", EHFrameDeregisterWrapper},
+	{"llvm_orc_registerJITLoaderGDBWrapper", GDBRegisterWrapper},
 }
 
-// Latest is the newest release orcrt speaks, the default where nothing
-// identifies the controller.
+// The dialects, oldest first. docs/protocol.md §9 has the
+// measurements behind each field.
+var (
+	LLVM14 = &Dialect{
+		Name:              "LLVM 14-16",
+		Releases:          []int{14, 15, 16},
+		Memory:            MemoryFinalize,
+		Lookup:            LookupAddrs,
+		RunFunctions:      true, // 16 requires them; 14 and 15 ignore them
+		SharedMemory:      true,
+		EHFrameRegister:   "__llvm_orc_bootstrap_register_ehframe_section_wrapper",
+		EHFrameDeregister: "__llvm_orc_bootstrap_deregister_ehframe_section_wrapper",
+		ProcessSymbols:    legacyProcessSymbols,
+		Messages:          messages14,
+	}
+	LLVM19 = &Dialect{
+		Name:              "LLVM 19",
+		Releases:          []int{19},
+		SetupBootstrapMap: true,
+		Memory:            MemoryFinalize,
+		Lookup:            LookupSymbolDefs,
+		RunFunctions:      true,
+		SharedMemory:      true,
+		EHFrameRegister:   "llvm_orc_registerEHFrameSectionWrapper",
+		EHFrameDeregister: "llvm_orc_deregisterEHFrameSectionWrapper",
+		ProcessSymbols:    legacyProcessSymbols,
+		Messages:          messages14,
+	}
+	LLVM22 = &Dialect{
+		Name:              "LLVM 22",
+		Releases:          []int{22},
+		SetupBootstrapMap: true,
+		Memory:            MemoryInitialize,
+		Lookup:            ResolveOptionalDefs,
+		RunFunctions:      true,
+		MemReads:          true,
+		SharedMemory:      true,
+		EHFrameRegister:   "llvm_orc_registerEHFrameAllocAction",
+		EHFrameDeregister: "llvm_orc_deregisterEHFrameAllocAction",
+		GDBAllocAction:    "llvm_orc_registerJITLoaderGDBAllocAction",
+		Messages:          messages22,
+	}
+)
+
+// All lists every dialect, oldest first.
+var All = []*Dialect{LLVM14, LLVM19, LLVM22}
+
+// Latest is the newest dialect, the default where nothing identifies the
+// controller.
 var Latest = LLVM22
+
+// Speaks reports whether release major speaks d.
+func (d *Dialect) Speaks(major int) bool {
+	for _, r := range d.Releases {
+		if r == major {
+			return true
+		}
+	}
+	return false
+}
+
+// ForRelease returns the dialect LLVM release major speaks.
+func ForRelease(major int) (*Dialect, error) {
+	for _, d := range All {
+		if d.Speaks(major) {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("dialect: LLVM %d is not supported (supported: %s)", major, Supported())
+}
+
+// Parse reads an LLVM release as ORCRT_LLVM gives it: a major version
+// ("19"), optionally with minor and patch ("19.1.7").
+func Parse(s string) (*Dialect, error) {
+	major, _, _ := strings.Cut(strings.TrimSpace(s), ".")
+	n, err := strconv.Atoi(major)
+	if err != nil || n <= 0 {
+		return nil, fmt.Errorf("dialect: %q is not an LLVM version (supported: %s)", s, Supported())
+	}
+	return ForRelease(n)
+}
+
+// Supported lists the supported releases, "14, 15, 16, 19, 22".
+func Supported() string {
+	var b strings.Builder
+	for _, d := range All {
+		for _, r := range d.Releases {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Itoa(r))
+		}
+	}
+	return b.String()
+}
+
+// Choose picks the dialect: ORCRT_LLVM's value if env is set, else the
+// release of the controller process pid (0: unknown), else Latest.
+func Choose(env string, pid int) (*Dialect, Evidence, error) {
+	if env != "" {
+		d, err := Parse(env)
+		if err != nil {
+			return nil, Evidence{}, err
+		}
+		n, _ := strconv.Atoi(strings.SplitN(strings.TrimSpace(env), ".", 2)[0])
+		return d, Evidence{Release: n, How: "ORCRT_LLVM=" + env}, nil
+	}
+	if pid > 0 {
+		if r, how := ReleaseOfProcess(pid); r > 0 {
+			if d, err := ForRelease(r); err == nil {
+				return d, Evidence{Release: r, How: how}, nil
+			}
+			return Latest, Evidence{Release: r, How: how + "; unsupported, so the newest dialect"}, nil
+		}
+	}
+	return Latest, Evidence{How: "default (controller not identified)"}, nil
+}

@@ -2,7 +2,7 @@
 // orcrt speaks to: one [Dialect] per release, holding the texts orcrt sends
 // to that release's controller. Services implement behaviour once and read
 // the wire-visible details from the Session's Dialect, which the executor
-// chooses once, before Setup (docs/protocol.md, "Dialects").
+// chooses once, before Setup (docs/protocol.md §9).
 //
 // Concurrency: Dialects are immutable values; share them freely.
 package dialect

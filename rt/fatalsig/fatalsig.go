@@ -20,17 +20,9 @@ var (
 )
 
 // Install completes the setup the constructor began: the fatal handler
-// for SIGILL and SIGTRAP; and SIGABRT made default-fatal (Go's handler
-// returns for a notified signal, so glibc's abort() goes on to raise it
-// with the default action; a SIGABRT sent by another process is re-raised
-// with the default action too). SIGPIPE needs nothing here: the
-// constructor's handler, to which the Go runtime forwards SIGPIPEs raised
-// in non-Go code, kills the process as a C program dies (JIT'd code
-// writing to a broken stdout), while the executor's own writes to a
-// controller that went away fail with EPIPE and end the session in order
-// (the stock executor dies by SIGPIPE there, skipping its shutdown). It
-// must run after the Go runtime started (any time in main). It is
-// idempotent.
+// for SIGILL and SIGTRAP, and SIGABRT made default-fatal (also when sent
+// by another process). It must run after the Go runtime started (any time
+// in main) and is idempotent.
 func Install() error {
 	once.Do(func() {
 		if C.orcrt_fatalsig_constructor_ran() == 0 {
@@ -53,15 +45,11 @@ func Install() error {
 	return installErr
 }
 
-// Exit ends the process as a C program's return from main does, which is
-// how the stock executor ends: libc exit(code) runs the atexit handlers
-// (including C++ static destructors that JIT'd code registered with libc's
-// __cxa_atexit), flushes stdio, and exits. If one of those handlers
-// crashes — JIT'd code registered it, and its memory has been released
-// since, as happens to the stock executor too (protocol.md §8) — the
-// process dies by the signal silently, with the stock executor's wait
-// status and no extra output. Deferred Go functions do not run. Exit
-// does not return.
+// Exit ends the process as the stock executor's return from main does:
+// libc exit(code), which runs the atexit handlers and flushes stdio. A
+// handler that crashes because its JIT'd code was released kills the
+// process by the signal, silently, as with the stock executor
+// (docs/protocol.md §8.4). Deferred Go functions do not run.
 func Exit(code int) {
 	C.orcrt_fatalsig_exit(C.int(code))
 	panic("unreachable")

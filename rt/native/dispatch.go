@@ -13,16 +13,10 @@ import (
 	"unsafe"
 )
 
-// DispatchFunc handles one jit-dispatch call from JIT'd code: tag is the
-// FnTag address the code passed, args the argument bytes. It returns the
-// result bytes, or a non-empty oobErr for an out-of-band error. It runs
-// on the calling native thread (possibly one the JIT'd program created),
-// which stays blocked until it returns.
-//
-// args aliases C memory owned by the caller and is valid only during the
-// call: copy it to keep it. result is copied before return (into malloc'd
-// memory when longer than 8 bytes, as the ORC runtime free()s it), so the
-// handler keeps ownership of the slice.
+// DispatchFunc handles one jit-dispatch call from JIT'd code on the
+// calling native thread: tag is the FnTag, args the argument bytes (C
+// memory, valid during the call only). It returns the result bytes, which
+// stay its own, or a non-empty oobErr.
 type DispatchFunc func(tag uint64, args []byte) (result []byte, oobErr string)
 
 // ErrNoDispatchSlot is returned when every dispatch context is in use.
@@ -55,11 +49,9 @@ var (
 func DispatchFnAddr() uintptr { return uintptr(C.orcrt_dispatch_fn_addr()) }
 
 // RegisterDispatch registers h and returns the context value to advertise
-// as __llvm_orc_SimpleRemoteEPC_dispatch_ctx: a unique, non-zero address of
-// an object of this package (never JIT'd memory). Calls of the dispatch
-// function with that context run h until [UnregisterDispatch]. Contexts
-// are handed out round-robin from 4096 slots, so a just-freed value is not
-// reused soon. Safe for concurrent use.
+// as __llvm_orc_SimpleRemoteEPC_dispatch_ctx (a unique, non-zero address
+// of this package's, from 4096 slots handed out round-robin); calls with
+// it run h until [UnregisterDispatch]. Safe for concurrent use.
 func RegisterDispatch(h DispatchFunc) (ctx uintptr, err error) {
 	if h == nil {
 		return 0, errors.New("native: RegisterDispatch with nil handler")

@@ -1,56 +1,37 @@
 // Package native is the only place orcrt calls JIT'd (or any C-ABI) code.
 // It uses cgo.
 //
-// # Calls
-//
 // [CallWrapper] calls a wrapper function or allocation action
-// (CWrapperFunctionBuffer fn(const char*, size_t), protocol.md §4.1) and
-// decodes its result into bytes, empty or out-of-band error; [CallMain]
-// calls int main(int, char**) with a C-allocated argv; [CallIntVoid] and
-// [CallIntInt] call int(void) and int(int). Each makes exactly one Go→C
-// transition (CallWrapper: when the result fits in the caller's buffer;
-// see its doc). Inline results are returned in the C struct by value, never
-// through a pointer to a Go stack variable, so nothing escapes on their
-// account and a call with a reused buffer does not allocate.
+// (CWrapperFunctionBuffer fn(const char*, size_t), docs/protocol.md §4.1)
+// and decodes its result into bytes, empty or out-of-band error;
+// [CallMain] calls int main(int, char**) with a C-allocated argv;
+// [CallIntVoid] and [CallIntInt] call int(void) and int(int). Each makes
+// one Go→C transition (CallWrapper: when the result fits in the caller's
+// buffer) and does not allocate with a reused buffer.
 //
-// A native call holds the calling goroutine's OS thread for its whole
-// duration (cgo does this) and runs on that thread's C stack: a normal
-// pthread stack, since the Go runtime of a cgo program creates its threads
-// with pthread_create and default attributes (8 MiB with the usual
-// RLIMIT_STACK; [ThreadStackSize] reports it, and a test recurses 6 MiB
-// deep in machine code to prove it). JIT'd main therefore gets the stack
-// the stock executor's worker threads get. Go's preemption and garbage
-// collector keep running other goroutines meanwhile; a fault in native code
-// crashes the process.
+// A native call holds the goroutine's OS thread for its whole duration
+// and runs on that thread's C stack, a default pthread stack
+// ([ThreadStackSize]); a fault in native code crashes the process.
+// Arguments are Go memory lent for the duration of the call; they must not
+// live on the goroutine stack, which may move while JIT'd code calls back
+// into Go. On arm64 every call into JIT'd code and every return from
+// jit-dispatch executes an ISB first (package arch/arm64).
 //
-// Arguments are passed as Go memory for the duration of the call only.
-// They may escape to the heap at the caller: JIT'd code may call back into
-// Go (jit-dispatch), during which the goroutine stack can move, so they
-// must not live on it.
-//
-// On arm64 every call into JIT'd code and every return from jit-dispatch
-// executes an ISB first, the context synchronization that makes code
-// published by another core (package arch) safe to execute on this one.
-//
-// # jit-dispatch
-//
-// The C function __llvm_orc_SimpleRemoteEPC_dispatch_fn (address:
-// [DispatchFnAddr]) is exported in the executable's dynamic symbol table:
-// the package links with -rdynamic, which also makes
-// dlsym(dlopen(NULL), name) find every other exported C symbol of the
-// program. JIT'd code calls it from any thread, including threads it
-// created itself; it calls the Go handler registered for its context with
-// [RegisterDispatch] and blocks until the handler returns. Unknown
-// contexts get the out-of-band error [UnavailableMsg]; handler panics
-// become out-of-band errors instead of unwinding through C frames.
+// The C function __llvm_orc_SimpleRemoteEPC_dispatch_fn ([DispatchFnAddr])
+// is exported in the executable's dynamic symbol table (the package links
+// with -rdynamic, which also lets dlsym(dlopen(NULL), name) find every
+// other exported C symbol). JIT'd code calls it from any thread; it calls
+// the Go handler registered for its context with [RegisterDispatch] and
+// blocks until the handler returns. Unknown contexts get the out-of-band
+// error [UnavailableMsg]; handler panics become out-of-band errors.
 //
 // # Ownership
 //
 //   - CallWrapper frees malloc'd results and out-of-band messages; the
 //     bytes returned are Go memory (appended to the caller's dst).
 //   - Dispatch results longer than 8 bytes and out-of-band messages handed
-//     to JIT'd code are libc-malloc'd; the JIT'd side (the ORC runtime)
-//     frees them. Handler result slices stay the handler's.
+//     to JIT'd code are libc-malloc'd; the JIT'd side frees them. Handler
+//     result slices stay the handler's.
 //   - [Malloc] / [MallocCopy] memory belongs to whoever ends up holding it:
 //     JIT'd code may free() it, or call [Free].
 //   - Handles from [Dlopen] are closed with [Dlclose].

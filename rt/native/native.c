@@ -152,6 +152,14 @@ int orcrt_dlclose(uintptr_t handle, char *err, size_t errcap) {
 
 int orcrt_fflush_all(void) { return fflush(NULL); }
 
+/* Flushes stdout unless another thread holds it: never waits on a lock. */
+void orcrt_flush_stdout(void) {
+  if (ftrylockfile(stdout) == 0) {
+    fflush_unlocked(stdout);
+    funlockfile(stdout);
+  }
+}
+
 size_t orcrt_thread_stack_size(void) {
 	pthread_attr_t a;
 	size_t s = 0;

@@ -7,68 +7,13 @@ package native
 #cgo noescape orcrt_dlsym
 #cgo nocallback orcrt_dlsym
 #cgo nocallback orcrt_fflush_all
+#cgo nocallback orcrt_flush_stdout
 #cgo nocallback orcrt_thread_stack_size
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include "native.h"
-
-// The wrapper-call fast path, defined here (this file has no //export, so
-// its preamble may define functions) so that it is compiled into cgo's
-// own stub and the stub makes no second C call. It takes two pointers and
-// returns nothing, the cheapest shape of cgo call with arguments (no
-// result copied back through the argument frame): the function address,
-// the argument length and dst's capacity come in the first 24 bytes of
-// dst, and the outcome goes out in dst — the result bytes from dst[0],
-// and one word at dst[cap-8:cap]: their number, or flags (see the Go
-// side). cap >= ORCRT_FRAME_MIN.
-#define ORCRT_FRAME_MIN 32
-#define ORCRT_R_OOB ((uint64_t)1 << 63) // an out-of-band error
-#define ORCRT_R_PTR ((uint64_t)1 << 62) // a pointer to a malloc'd buffer is in dst[0:8]
-
-static const char orcrt_no_args_fast[1];
-
-static inline void orcrt_call_wrapper_frame(const char *args, char *dst) {
-	uintptr_t fn;
-	size_t n, cap;
-	memcpy(&fn, dst, sizeof fn);
-	memcpy(&n, dst + 8, sizeof n);
-	memcpy(&cap, dst + 16, sizeof cap);
-	if (args == NULL) {
-		args = orcrt_no_args_fast;
-	}
-#if defined(__aarch64__)
-	__asm__ __volatile__("isb" ::: "memory"); // see orcrt_isb in native.c
-#endif
-	orcrt_CWrapperFunctionBuffer r = ((orcrt_CWrapperFunctionBuffer(*)(const char *, size_t))fn)(args, n);
-	size_t size = r.Size, room = cap - 8;
-	char *p = r.Data.ValuePtr;
-	uint64_t w;
-	if (size - 1 < sizeof(char *)) { // 1..8: inline, one 8-byte store
-		memcpy(dst, r.Data.Value, sizeof(char *));
-		w = size;
-	} else if (size == 0 && p == NULL) { // empty
-		w = 0;
-	} else if (size == 0) { // out-of-band error: a NUL-terminated message
-		size_t m = strlen(p);
-		if (m <= room) {
-			memcpy(dst, p, m);
-			free(p);
-			w = ORCRT_R_OOB | m;
-		} else {
-			memcpy(dst, &p, sizeof p);
-			w = ORCRT_R_OOB | ORCRT_R_PTR;
-		}
-	} else if (size <= room) {
-		memcpy(dst, p, size);
-		free(p);
-		w = size;
-	} else {
-		memcpy(dst, &p, sizeof p);
-		w = size < ORCRT_R_PTR ? (ORCRT_R_PTR | size) : (ORCRT_R_OOB | ORCRT_R_PTR | 1); // the latter: no such buffer can exist
-	}
-	memcpy(dst + cap - 8, &w, sizeof w);
-}
+#include "frame.h"
 */
 import "C"
 
@@ -94,10 +39,8 @@ const InlineMax = 8
 // ErrNilFunction is returned for calls of address 0.
 var ErrNilFunction = errors.New("native: call of function address 0")
 
-// OOBError is an out-of-band error returned by a wrapper function
-// (Size == 0 with a non-NULL, NUL-terminated message). Its Error() is the
-// callee's message verbatim, because it is forwarded as is (for example
-// "Could not deserialize arguments for wrapper function call").
+// OOBError is an out-of-band error returned by a wrapper function; its
+// Error() is the callee's message verbatim.
 type OOBError struct{ Msg string }
 
 func (e *OOBError) Error() string { return e.Msg }
@@ -106,43 +49,26 @@ func (e *OOBError) Error() string { return e.Msg }
 //
 //	CWrapperFunctionBuffer fn(const char *ArgData, size_t ArgSize)
 //
-// at address fn with args, and appends the result bytes to dst. The three
-// result states map to: bytes — appended (1..8 inline, more from a
-// malloc'd buffer that CallWrapper frees); empty — dst returned unchanged,
-// nil error; out-of-band error — dst unchanged and an *[OOBError] (the
-// message buffer is freed). args must not be retained by the callee past
-// its return; an empty args passes a non-NULL pointer.
+// at address fn with args, and appends the result bytes to dst: bytes are
+// appended (a malloc'd result buffer is freed); an empty result returns
+// dst unchanged; an out-of-band error returns dst unchanged and an
+// *[OOBError] (its buffer freed). args must not be retained by the callee
+// past its return; empty args pass a non-NULL pointer. CallWrapper may
+// write anywhere in dst[len(dst):cap(dst)].
 //
-// CallWrapper may write anywhere in dst[len(dst):cap(dst)], also beyond the
-// length it returns.
-//
-// Cost: exactly one Go→C transition when the result is empty, inline, or
-// fits in cap(dst)-len(dst) (the C side copies it into dst and frees the
-// malloc'd buffer in the same call); it does not allocate then. A larger
-// result is copied after a growth of dst and freed with a second
-// transition — pass dst with enough spare capacity (e.g. reuse the
-// returned slice) to avoid that. With at least 32 bytes of spare
-// capacity the call takes the fast path: a two-pointer cgo call that
-// returns nothing, the call's frame and outcome passed in dst — cheaper
-// than five arguments and cgo's 16-byte struct return (see
-// bench/membench, BenchmarkNativeCall); results may then use up to
-// cap(dst)-len(dst)-8 bytes of dst without a second transition.
-//
-// The call holds the calling goroutine's OS thread until fn returns and
-// runs on that thread's C stack; fn may call back into Go (for example
-// through jit-dispatch). A fault inside fn crashes the process. On arm64
-// an ISB precedes the call (see package arch/arm64).
+// With at least 32 bytes of spare capacity in dst, a result of up to
+// cap(dst)-len(dst)-8 bytes costs one Go→C transition and no allocation;
+// a larger one costs a growth of dst and a second transition. The call
+// holds the goroutine's OS thread until fn returns; fn may call back into
+// Go (jit-dispatch). A fault inside fn crashes the process.
 func CallWrapper(fn uintptr, args, dst []byte) ([]byte, error) {
 	l := len(dst)
 	spare := dst[l:cap(dst)]
 	if fn == 0 || len(spare) < frameMin {
 		return callWrapperSlow(fn, args, dst)
 	}
-	// The fast path: the call's frame and outcome travel in dst's spare
-	// capacity (see orcrt_call_wrapper_frame). Both pointers are cgo
-	// arguments, so args and dst escape to the heap: neither can move
-	// while JIT'd code calls back into Go and grows this goroutine's
-	// stack, and the C side writes dst after the call.
+	// The frame and outcome travel in dst's spare capacity. Both are cgo
+	// arguments, so they escape and cannot move during a callback into Go.
 	var ap *C.char
 	if len(args) > 0 {
 		ap = (*C.char)(unsafe.Pointer(&args[0]))
@@ -342,10 +268,9 @@ func Bytes(p, n uintptr) []byte {
 
 const dlErrCap = 512
 
-// Dlopen opens a shared object; path "" opens the main program (dlopen
-// NULL), whose symbols include everything linked into the process and,
-// thanks to -rdynamic, this package's exported C functions. The error
-// carries dlerror()'s text, read on the same thread.
+// Dlopen opens a shared object, or with path "" the main program (whose
+// symbols include this package's exported C functions). The error carries
+// dlerror()'s text.
 func Dlopen(path string, flags int) (uintptr, error) {
 	var cp *C.char
 	if path != "" {
@@ -401,11 +326,12 @@ func FflushAll() error {
 	return nil
 }
 
+// FlushStdout flushes the C stdout buffer unless another thread holds its
+// lock (it never waits for one), so output a JIT'd call printed appears
+// when the call returns rather than when the process exits.
+func FlushStdout() { C.orcrt_flush_stdout() }
+
 // ThreadStackSize returns the size of the C stack of the thread running
-// the calling goroutine (pthread_getattr_np), which is the stack native
-// calls such as CallMain run on: the pthread default for threads the Go
-// runtime creates in cgo programs (8 MiB with the usual RLIMIT_STACK), or
-// the process stack limit on the main thread. 0 if unknown. The goroutine
-// may move to another thread afterwards; lock it (runtime.LockOSThread)
-// to make the answer stick.
+// the calling goroutine (pthread_getattr_np), the stack native calls run
+// on; 0 if unknown. Lock the goroutine to its thread for a lasting answer.
 func ThreadStackSize() uintptr { return uintptr(C.orcrt_thread_stack_size()) }

@@ -35,6 +35,7 @@ uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap);
 uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap);
 int orcrt_dlclose(uintptr_t handle, char *err, size_t errcap);
 int orcrt_fflush_all(void);
+void orcrt_flush_stdout(void);
 size_t orcrt_thread_stack_size(void);
 
 uintptr_t orcrt_dispatch_fn_addr(void);

@@ -13,12 +13,9 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// Conn is the byte stream a CA speaks over. Read gives the controller's
-// bytes, Write sends to it, Close ends both directions (the controller
-// must see end-of-file). Optional extras, found by type assertion:
-// syscall.Conn (messages go out with one writev on the raw descriptor).
-// The transports of this package ([FileConn], [Listener.Accept]) provide
-// it; so do *os.File, *net.TCPConn and *net.UnixConn.
+// Conn is the byte stream a CA speaks over; Close ends both directions
+// (the controller must see end of input). A Conn that is also a
+// syscall.Conn gets each message out in one writev.
 type Conn interface {
 	io.Reader
 	io.Writer
@@ -39,8 +36,7 @@ type Options struct {
 	HangupTimeout time.Duration
 }
 
-// DefaultHangupTimeout is the default Options.HangupTimeout (upstream
-// orc-rt bounds its disconnect drain at 5 s too).
+// DefaultHangupTimeout is the default Options.HangupTimeout.
 const DefaultHangupTimeout = 5 * time.Second
 
 // hangupPayload is SPSError success.
@@ -53,9 +49,7 @@ const (
 	stateClosed                 // drained; NotifyDisconnected is being or was called
 )
 
-// CA is the ControllerAccess of LLVM 22's SimpleRemoteEPC protocol,
-// executor side, over one Conn. See the package documentation for its
-// threading model and rules.
+// CA is the executor side's rt.ControllerAccess over one Conn.
 type CA struct {
 	conn Conn
 	opts Options
@@ -64,7 +58,8 @@ type CA struct {
 	pool payloadPool    // CallWrapper payloads lent to the Session
 	rel  rt.ReleaseFunc // pool.put, bound once
 
-	state atomic.Int32 // also read without mu on the result path
+	state    atomic.Int32  // also read without mu on the result path
+	received atomic.Uint64 // messages read from the controller
 
 	mu         sync.Mutex
 	h          *rt.SessionHandle
@@ -79,9 +74,8 @@ type CA struct {
 
 var _ rt.ControllerAccess = (*CA)(nil)
 
-// New returns a CA that will speak over conn once a Session attaches it
-// (Session.Attach calls Connect). The CA owns conn from then on and
-// closes it when the session ends. opts may be nil.
+// New returns a CA that will speak over conn once a Session attaches it,
+// owning conn from then on. opts may be nil.
 func New(conn Conn, opts *Options) *CA {
 	var o Options
 	if opts != nil {
@@ -103,14 +97,16 @@ func New(conn Conn, opts *Options) *CA {
 	return ca
 }
 
-// Connect implements rt.ControllerAccess: it sends Setup (SeqNo 0,
-// TagAddr 0, payload bi.SetupInfo() as SPSSimpleRemoteEPCExecutorInfo) as
-// the first message and starts the reader goroutine. If Setup cannot be
-// sent, it tears the connection down, notifies the Session with the
-// error and returns it.
+// Connect implements rt.ControllerAccess: it sends Setup
+// (docs/protocol.md §3) first and starts the reader; if Setup cannot be
+// sent it tears down, notifies the Session and returns the error.
 func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 	info := bi.SetupInfo()
-	payload := sps.SetupInfoCodec.Append(make([]byte, 0, sps.SetupInfoCodec.Size(info)), info)
+	codec := sps.SetupInfoCodec
+	if !bi.Session().Dialect().SetupBootstrapMap {
+		codec = sps.SetupInfoNoMapCodec
+	}
+	payload := codec.Append(make([]byte, 0, codec.Size(info)), info)
 
 	ca.mu.Lock()
 	if ca.state.Load() != stateIdle {
@@ -119,9 +115,7 @@ func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 	}
 	ca.h = h
 	ca.state.Store(stateConnected)
-	// Setup must be the first message: hold the writer until it is out.
-	// A CallController racing Connect registers its call and then waits
-	// here for the writer.
+	// Hold the writer until Setup is out; a racing CallController waits.
 	ca.wr.mu.Lock()
 	ca.mu.Unlock()
 	err := ca.wr.writeMsgLocked(OpSetup, 0, 0, payload)
@@ -135,9 +129,7 @@ func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 	return nil
 }
 
-// readLoop is the connection's only reader. It never runs a call: wrapper
-// calls go to the Session (which dispatches them), results to the
-// pending call's continuation (dispatched too).
+// readLoop is the connection's only reader; it never runs a call.
 func (ca *CA) readLoop() {
 	var err error
 loop:
@@ -152,6 +144,7 @@ loop:
 			}
 			break
 		}
+		ca.received.Add(1)
 		switch hdr.Op {
 		case OpCallWrapper:
 			ca.h.HandleWrapperCallReleasing(hdr.Tag, payload, hdr.SeqNo, ca.rel)
@@ -179,6 +172,9 @@ loop:
 	ca.finish(err)
 }
 
+// Received returns how many messages the controller has sent.
+func (ca *CA) Received() uint64 { return ca.received.Load() }
+
 // fail starts teardown after a failed write: the first cause wins.
 func (ca *CA) fail(err error) {
 	ca.mu.Lock()
@@ -190,11 +186,9 @@ func (ca *CA) fail(err error) {
 	ca.closeConn()
 }
 
-// finish ends the session: it closes the connection (the controller sees
-// end-of-file), fails every pending controller call, waits for a local
-// Hangup to give up, and notifies the Session exactly once. readErr is
-// the reader's verdict, used unless teardown was already started with a
-// cause of its own.
+// finish closes the connection, fails pending controller calls, waits
+// for a local Hangup to give up and notifies the Session once, with
+// readErr unless teardown already has a cause.
 func (ca *CA) finish(readErr error) {
 	ca.mu.Lock()
 	if ca.state.Load() == stateConnected {
@@ -223,13 +217,10 @@ func (ca *CA) closeConn() {
 	ca.closeOnce.Do(func() { _ = ca.conn.Close() })
 }
 
-// Disconnect implements rt.ControllerAccess: a local, orderly disconnect.
-// It is idempotent, a no-op once the connection has ended or is ending
-// (it may race the controller's EOF), and does not block: a goroutine
-// sends Hangup (SPSError success) — giving up after Options.HangupTimeout
-// if the controller is not reading — and closes the connection, which
-// ends the reader; the reader then fails pending calls and notifies the
-// Session with nil.
+// Disconnect implements rt.ControllerAccess: a local, orderly disconnect,
+// idempotent and non-blocking. A goroutine sends Hangup (for at most
+// Options.HangupTimeout) and closes the connection; the reader then
+// finishes with nil.
 func (ca *CA) Disconnect() {
 	ca.mu.Lock()
 	switch ca.state.Load() {
@@ -265,13 +256,10 @@ func (ca *CA) hangup() {
 	ca.closeConn()
 }
 
-// CallController implements rt.ControllerAccess: the executor->controller
-// call (JIT dispatch) gets the next sequence number (from 0, as the
-// stock's NextSeqNo++), is registered before it is sent, and completes
-// exactly once: with the controller's Result, with "disconnected" from the
-// disconnect drain, or inline with "disconnected" when the connection is
-// already ending. A failed send ends the session; the drain then fails the
-// call.
+// CallController implements rt.ControllerAccess: the call gets the next
+// sequence number and is registered before it is sent
+// (docs/protocol.md §1.4, §4.3). A failed send ends the session; the
+// drain fails the call.
 func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
 	ca.mu.Lock()
 	if ca.state.Load() != stateConnected {
@@ -288,11 +276,10 @@ func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
 	}
 }
 
-// SendWrapperResult implements rt.ControllerAccess: Result with the
-// call's sequence number, TagAddr 0 and the result bytes. An out-of-band
-// error becomes an empty payload (LLVM 22 rejects non-zero Result tags,
-// protocol.md §4.2). Results produced after the connection started ending
-// are dropped; a failed send ends the session.
+// SendWrapperResult implements rt.ControllerAccess: a Result with TagAddr
+// 0, an out-of-band error as an empty payload (docs/protocol.md §4.2).
+// Results after the connection started ending are dropped; a failed send
+// ends the session.
 func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
 	if ca.state.Load() != stateConnected {
 		return
@@ -302,16 +289,13 @@ func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
 	}
 }
 
-// Done returns a channel closed when the session has ended: the reader
-// has stopped, pending calls were failed, the connection is closed and
-// the Session was notified.
+// Done returns a channel closed once the session has ended and the
+// Session was notified.
 func (ca *CA) Done() <-chan struct{} { return ca.done }
 
-// Err returns the terminal error: nil while running and after an orderly
-// end (clean EOF, Hangup, local Disconnect), otherwise the first cause —
-// a *ProtocolError sentinel, *NoCallError, *MessageTooLargeError or
-// *IOError — whose Error() is the text the stock executor prints as
-// "<argv0>: <text>" before exiting 1.
+// Err returns the terminal error, nil while running and after an orderly
+// end; its Error() is what the stock executor prints as "<argv0>: <text>"
+// (docs/protocol.md §8.2).
 func (ca *CA) Err() error {
 	ca.mu.Lock()
 	defer ca.mu.Unlock()

@@ -289,7 +289,7 @@ func TestControllerResultsOutOfOrder(t *testing.T) {
 	assert.Zero(t, ca.Pending())
 }
 
-// TestNestedCalls is the pattern of capture d: an executor->controller
+// TestNestedCalls is the lazy-linking pattern (docs/protocol.md §7.2): an executor->controller
 // call blocks its goroutine while the controller sends new calls that
 // must be served before it answers.
 func TestNestedCalls(t *testing.T) {

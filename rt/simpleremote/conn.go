@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -17,10 +16,9 @@ import (
 // one: the pipes of `filedescs=IN,OUT` (what `llvm-jitlink
 // -oop-executor=PATH` passes), or any pair of descriptors. Reads go to
 // the input, writes to the output; SyscallConn exposes the output's raw
-// descriptor for writev. Close shuts sockets down (as newer LLVM does, so
-// a duplicated descriptor cannot keep the peer waiting) and closes the
-// output first, then the input. Methods are safe for concurrent use as
-// far as *os.File's are.
+// descriptor for writev. Close shuts sockets down and closes the output
+// first, then the input. Methods are safe for concurrent use as far as
+// *os.File's are.
 type FileConn struct {
 	in, out *os.File
 	once    sync.Once
@@ -38,66 +36,11 @@ func NewFileConn(in, out *os.File) *FileConn { return &FileConn{in: in, out: out
 // AdoptFDs takes over two inherited descriptors, as the stock executor's
 // `filedescs=IN,OUT` does, and returns a FileConn over them. Each must be
 // open; a negative or closed one gives the *UsageError
-// "N is not a valid file descriptor" (the stock parses the number only and
-// fails later, or crashes). Both are marked close-on-exec, so children of
-// the JIT'd program do not inherit them and keep the controller waiting,
-// and are switched to non-blocking mode so the Go runtime poller handles
-// them (a blocked read can then be woken by Close, and a full pipe parks a
-// goroutine rather than an OS thread). IN and OUT may be equal.
+// "N is not a valid file descriptor". Both are made close-on-exec and
+// non-blocking (RATIONALE.md, "rt/simpleremote"). IN and OUT may be equal.
+// Linux only: elsewhere the error wraps [errors.ErrUnsupported].
 func AdoptFDs(in, out int) (*FileConn, error) {
 	return adoptFDs(in, out, strconv.Itoa(in), strconv.Itoa(out))
-}
-
-func adoptFDs(in, out int, inText, outText string) (*FileConn, error) {
-	if err := checkFD(in); err != nil {
-		return nil, &UsageError{Msg: inText + " is not a valid file descriptor"}
-	}
-	if err := checkFD(out); err != nil {
-		return nil, &UsageError{Msg: outText + " is not a valid file descriptor"}
-	}
-	for _, fd := range []int{in, out} {
-		syscall.CloseOnExec(fd)
-		if err := syscall.SetNonblock(fd, true); err != nil {
-			return nil, fmt.Errorf("simpleremote: adopting file descriptor %d: set non-blocking: %w", fd, err)
-		}
-	}
-	growPipe(in)
-	inF := os.NewFile(uintptr(in), "simpleremote-in")
-	outF := inF
-	if out != in {
-		outF = os.NewFile(uintptr(out), "simpleremote-out")
-	}
-	return NewFileConn(inF, outF), nil
-}
-
-// inputPipeSize is the capacity AdoptFDs gives an input pipe: a 1 MiB
-// message (an initialize request carrying a large graph's content, a
-// mem_write_buffers) then crosses in one or two reads instead of sixteen
-// 64 KiB ones, each a wake-up of both processes. It is Linux's default
-// /proc/sys/fs/pipe-max-size, so it needs no privilege; the kernel
-// allocates the pages only as data is queued.
-const inputPipeSize = 1 << 20
-
-// growPipe enlarges fd's pipe buffer to inputPipeSize, if fd is a pipe.
-// Best effort: F_SETPIPE_SZ fails on anything else, or beyond the
-// caller's pipe-buffer quota, and the pipe then keeps its size.
-func growPipe(fd int) {
-	const fSetPipeSz = 1031 // F_SETPIPE_SZ (F_LINUX_SPECIFIC_BASE + 7)
-	if runtime.GOOS == "linux" {
-		_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), fSetPipeSz, inputPipeSize)
-	}
-}
-
-// checkFD reports whether fd is an open descriptor.
-func checkFD(fd int) error {
-	if fd < 0 {
-		return syscall.EBADF
-	}
-	_, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
 }
 
 // In returns the input file.
@@ -123,27 +66,17 @@ func (c *FileConn) SetWriteDeadline(t time.Time) error { return c.out.SetWriteDe
 func (c *FileConn) Close() error {
 	c.once.Do(func() {
 		if c.in == c.out {
-			shutdownFile(c.out, syscall.SHUT_RDWR)
+			shutdownFile(c.out, shutRDWR)
 			c.err = c.out.Close()
 			return
 		}
-		shutdownFile(c.out, syscall.SHUT_WR)
-		shutdownFile(c.in, syscall.SHUT_RD)
+		shutdownFile(c.out, shutWR)
+		shutdownFile(c.in, shutRD)
 		errOut := c.out.Close()
 		errIn := c.in.Close()
 		c.err = errors.Join(errOut, errIn)
 	})
 	return c.err
-}
-
-// shutdownFile calls shutdown(2) if f is a socket (ENOTSOCK otherwise,
-// ignored).
-func shutdownFile(f syscall.Conn, how int) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), how) })
 }
 
 // sockConn is an accepted TCP or Unix-domain connection: Close calls
@@ -160,7 +93,7 @@ func (c *sockConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallC
 
 func (c *sockConn) Close() error {
 	c.once.Do(func() {
-		shutdownFile(c.sc, syscall.SHUT_RDWR)
+		shutdownFile(c.sc, shutRDWR)
 		c.err = c.Conn.Close()
 	})
 	return c.err
@@ -177,12 +110,9 @@ type Listener struct {
 // interface unless asked to with an explicit 0.0.0.0 (or ::).
 const LoopbackHost = "127.0.0.1"
 
-// ListenTCP listens on host:port. An empty host means LoopbackHost — a
-// deliberate deviation: the stock ignores the host and binds INADDR_ANY,
-// exposing a port that runs arbitrary code to the network. The host is
-// honoured otherwise (a name is resolved; "0.0.0.0" binds all IPv4
-// interfaces). Port "0" picks a free port; see Addr. SO_REUSEADDR is set
-// (by Go, as the stock sets it); the socket is close-on-exec.
+// ListenTCP listens on host:port; an empty host means LoopbackHost, never
+// every interface (RATIONALE.md, "rt/simpleremote"). Port "0" picks a
+// free port; see Addr. The socket is close-on-exec.
 func ListenTCP(host, port string) (*Listener, error) {
 	if host == "" {
 		host = LoopbackHost

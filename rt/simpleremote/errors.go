@@ -10,10 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Stock error texts of LLVM 22's FDSimpleRemoteEPCTransport and
-// SimpleRemoteEPCServer (protocol.md §8). They end a session; the executor
-// prints them as "<argv0>: <text>" and exits 1, so they carry no package
-// prefix.
+// Stock error texts that end a session (docs/protocol.md §8.2); printed
+// as "<argv0>: <text>", so they carry no package prefix.
 const (
 	MsgUnexpectedEOF    = "Unexpected end-of-file"
 	MsgSizeTooSmall     = "Message size too small"
@@ -21,9 +19,8 @@ const (
 	MsgUnexpectedSetup  = "Unexpected Setup opcode"
 )
 
-// ProtocolError is a terminal protocol violation by the peer. Error()
-// is exactly Msg, the stock text (capitalised, unprefixed, because it is
-// printed as the executor's last word).
+// ProtocolError is a terminal protocol violation by the peer; Error() is
+// exactly Msg, the stock text.
 type ProtocolError struct {
 	Msg string
 }
@@ -46,9 +43,8 @@ var (
 	ErrNoCall error = &ProtocolError{"No call for sequence number"}
 )
 
-// NoCallError is a Result whose sequence number names no pending
-// executor->controller call: never issued, or already answered. Its text
-// is the stock "No call for sequence number N".
+// NoCallError is a Result whose sequence number names no pending call:
+// "No call for sequence number N".
 type NoCallError struct {
 	SeqNo uint64
 }
@@ -61,8 +57,7 @@ func (e *NoCallError) Error() string {
 func (e *NoCallError) Is(target error) bool { return target == ErrNoCall }
 
 // MessageTooLargeError is a header whose MsgSize exceeds the reader's
-// limit. The stock executor has no limit (it allocates whatever the
-// header claims); this is orcrt's own, worded like the stock messages.
+// limit (orcrt only).
 type MessageTooLargeError struct {
 	Size, Limit uint64
 }
@@ -74,11 +69,9 @@ func (e *MessageTooLargeError) Error() string {
 // Is reports whether target is ErrMessageTooLarge.
 func (e *MessageTooLargeError) Is(target error) bool { return target == ErrMessageTooLarge }
 
-// IOError is a read or write failure of the transport. Error() is what
-// the stock executor prints: the C library's strerror text of the errno
-// ("Broken pipe", "Bad file descriptor"), or the cause's own text when
-// there is no errno. Unwrap gives the cause, so
-// errors.Is(err, syscall.EPIPE) works.
+// IOError is a read or write failure of the transport. Error() is glibc's
+// strerror text of the errno ("Broken pipe"), or the cause's text without
+// one; Unwrap gives the cause.
 type IOError struct {
 	Op  string // "read" or "write"
 	Err error
@@ -94,10 +87,8 @@ func (e *IOError) Error() string {
 
 func (e *IOError) Unwrap() error { return e.Err }
 
-// Strerror returns glibc's strerror text for errno. Go's syscall error
-// strings are glibc's with the first letter lower-cased (mkerrors.sh does
-// that), so this restores it; numbers Go has no text for read "Unknown
-// error N", as in glibc.
+// Strerror returns glibc's strerror text for errno (Go's with the first
+// letter upper-cased; "Unknown error N" where Go has none).
 func Strerror(errno syscall.Errno) string {
 	if errno == 133 && strings.HasPrefix(errno.Error(), "errno ") {
 		return "Memory page has hardware error" // EHWPOISON, absent from Go's table
@@ -113,9 +104,8 @@ func Strerror(errno syscall.Errno) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// UsageError is a command-line error of the executor. Msg is the stock
-// text (protocol.md §1.1), printed by the executor as
-// "error: <Msg>\n\n" followed by [Usage], exit status 1.
+// UsageError is a command-line error of the executor: Msg is the stock
+// text (docs/protocol.md §1.1), printed with [FormatUsageError], exit 1.
 type UsageError struct {
 	Msg string
 }
@@ -123,8 +113,7 @@ type UsageError struct {
 func (e *UsageError) Error() string { return e.Msg }
 
 // Usage is the stock usage text printed after a UsageError, byte for
-// byte (the stock prints it even for orcrt's unix= extension, which it
-// does not list).
+// byte (it does not list orcrt's unix=).
 const Usage = "Usage:\n" +
 	"  llvm-jitlink-executor [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]\n" +
 	"  llvm-jitlink-executor [test-jitloadergdb] listen=<host>:<port> [args...]\n"

@@ -11,18 +11,14 @@ import (
 // fields {MsgSize, OpCode, SeqNo, TagAddr}.
 const HeaderSize = 32
 
-// DefaultMaxMessageSize is the default bound on MsgSize (header
-// included): generous — the largest message LLVM 22 sends is an
-// initialize request carrying one link graph's content — but finite, so a
-// hostile size cannot make the reader wait for, or grow a buffer towards,
-// an absurd payload.
+// DefaultMaxMessageSize is the default bound on MsgSize, header included.
 const DefaultMaxMessageSize = 1 << 30
 
 // Opcode is the message kind. It is 64 bits on the wire although LLVM's
 // enum is uint8_t.
 type Opcode uint64
 
-// The four LLVM 22 opcodes (protocol.md §1.3).
+// The four LLVM 22 opcodes (docs/protocol.md §1.3).
 const (
 	OpSetup       Opcode = 0 // executor -> controller, exactly once, first
 	OpHangup      Opcode = 1 // either side; payload SPSError, not decoded by 22

@@ -26,7 +26,7 @@ func hdr(size, op, seq, tag uint64) []byte {
 func cat(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 
 func TestHeaderRoundTrip(t *testing.T) {
-	// The example of protocol.md §1.2: Result for seq 5 with 8 payload bytes.
+	// The example of docs/protocol.md §1.2: Result for seq 5 with 8 payload bytes.
 	want := []byte{
 		0x28, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
 		5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -42,7 +42,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 	assert.Equal(t, "Opcode(9)", Opcode(9).String())
 }
 
-// TestReaderFatal covers every fatal-input rule of protocol.md §8 at the
+// TestReaderFatal covers every fatal-input rule of docs/protocol.md §8.2 at the
 // framing layer, with the stock texts.
 func TestReaderFatal(t *testing.T) {
 	valid := AppendFrame(nil, OpCallWrapper, 1, 0x1000, []byte("abc"))

@@ -5,18 +5,11 @@ import (
 	"sync"
 )
 
-// Payload buffers for wrapper calls are recycled: the CA lends each
-// CallWrapper payload to the Session with
-// rt.SessionHandle.HandleWrapperCallReleasing, and when the target only
-// borrows its arguments (rt.BorrowArgs) the Session gives the buffer
-// back, to be reused by a later message of a similar size. A payloadPool
-// never allocates: it only keeps buffers the Reader allocated for real,
-// fully received payloads, within a byte budget, so neither a hostile
-// length nor a burst of calls can make it grow.
-//
-// Size classes: 64 bytes, then four classes per power of two (2^k·1.25,
-// 1.5, 1.75, 2), as malloc does, up to poolMaxClass bytes; rounding a
-// buffer up to its class wastes at most 25%.
+// Payload buffers given back by borrowing wrapper calls are reused for
+// later payloads of a similar size (RATIONALE.md, "rt/simpleremote"). The
+// pool only keeps buffers of fully received payloads, within a budget.
+// Size classes: 64 bytes, then four per power of two (×1.25, 1.5, 1.75,
+// 2) up to poolMaxClass.
 const (
 	poolMinShift = 6        // the smallest class: 64 bytes
 	poolMaxClass = 8 << 20  // larger buffers are not pooled
@@ -56,9 +49,7 @@ func poolClassSize(i int) int {
 	return 1<<k + sub<<(k-2)
 }
 
-// poolRound returns the capacity to give a buffer that must hold n bytes
-// so that, once released, it serves later payloads of n bytes: n rounded
-// up to its class, or n itself beyond the pooled sizes.
+// poolRound returns n rounded up to its class (n beyond the pooled sizes).
 func poolRound(n int) int {
 	if n > poolMaxClass {
 		return n

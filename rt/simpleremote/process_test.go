@@ -1,3 +1,5 @@
+//go:build linux
+
 package simpleremote_test
 
 import (
@@ -103,7 +105,7 @@ func TestProcessSameFD(t *testing.T) {
 	assert.Equal(t, 0, st.Code)
 }
 
-// fatalProbes are Probe 2 of captures/f_probes.txt, plus the unknown
+// fatalProbes are Probe 2 of the stock-executor probes, plus the unknown
 // sequence number of Probe 1.
 var fatalProbes = []struct {
 	name string

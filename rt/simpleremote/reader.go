@@ -7,20 +7,14 @@ import (
 )
 
 const (
-	// DefaultReadBufferSize is the read-ahead buffer: small messages,
-	// and several pipelined ones, cost one read system call.
+	// DefaultReadBufferSize is the read-ahead buffer size.
 	DefaultReadBufferSize = 64 << 10
 
-	// payloadEager is how much of a payload the reader allocates before
-	// its bytes arrive. Beyond it the buffer grows only as bytes actually
-	// arrive, so a header claiming 900 MiB followed by EOF costs at most
-	// this much.
+	// payloadEager is how much of a payload is allocated before its bytes
+	// arrive; beyond it the buffer grows only as bytes arrive.
 	payloadEager = 64 << 10
-	// When a large payload's buffer is full (every allocated byte has
-	// arrived) it grows to min(claimed size, max(payloadGrowth × its
-	// size, received + payloadSlack)): the allocation stays within
-	// max(4×received, received+1 MiB) + 64 KiB whatever the header claims,
-	// and a payload of up to 1 MiB needs one regrowth (64K -> n).
+	// A full buffer grows to min(claimed, max(payloadGrowth × size,
+	// received + payloadSlack)).
 	payloadGrowth = 4
 	payloadSlack  = 1 << 20
 
@@ -29,21 +23,11 @@ const (
 )
 
 // Reader reads framed messages from a byte stream and enforces the
-// fatal-input rules of LLVM 22's transport (protocol.md §1.2, §8):
-//
-//   - a clean end of input at a message boundary: io.EOF (orderly end);
-//   - end of input inside a header or payload: ErrUnexpectedEOF;
-//   - MsgSize < HeaderSize: ErrMessageTooSmall (checked before reading
-//     the payload, as the stock does);
-//   - MsgSize > the limit: *MessageTooLargeError (orcrt only);
-//   - an opcode other than 0..3: ErrUnexpectedOpcode, after the payload
-//     has been read (the stock checks it when handling the message);
-//   - a read failure: *IOError.
-//
-// Which opcodes are acceptable from which side (Setup, Result sequence
-// numbers) is the caller's business.
-//
-// A Reader is not safe for concurrent use: one goroutine reads.
+// fatal-input rules of docs/protocol.md §1.2 and §8.2: io.EOF at a
+// message boundary, ErrUnexpectedEOF, ErrMessageTooSmall (before the
+// payload), *MessageTooLargeError, ErrUnexpectedOpcode (after the
+// payload) and *IOError. Which opcodes each side may send is the caller's
+// business. One goroutine reads.
 type Reader struct {
 	r      io.Reader
 	buf    []byte
@@ -72,11 +56,9 @@ func NewReader(r io.Reader, maxMsgSize uint64, bufSize int) *Reader {
 // MaxMessageSize returns the MsgSize limit.
 func (r *Reader) MaxMessageSize() uint64 { return r.max }
 
-// ReadMsg reads the next message. The payload is a fresh slice owned by
-// the caller (nil when empty); the Reader never touches it again. (A
-// CA's Reader may instead return a buffer its pool recycled: one that a
-// borrowing wrapper call gave back, which nothing else can see any
-// more.) After an error every later call returns the same error.
+// ReadMsg reads the next message. The payload (nil when empty) is the
+// caller's: fresh, or recycled from a CA's pool. After an error every
+// later call returns the same error.
 func (r *Reader) ReadMsg() (Header, []byte, error) {
 	if r.err != nil {
 		return Header{}, nil, r.err
@@ -155,14 +137,9 @@ func (r *Reader) readErr(err error, clean bool) error {
 	return &IOError{Op: "read", Err: err}
 }
 
-// readPayload reads an n-byte payload into a fresh slice, or into a
-// recycled one from the pool. Buffered bytes are copied; the rest is read
-// straight into the payload when it is large, through the read-ahead
-// buffer when it is small (so the next header usually arrives with it).
-//
-// A fresh buffer that will hold the whole payload is rounded up to its
-// pool size class when there is a pool (at most 25% more), so that it
-// serves the next payload of that size once released.
+// readPayload reads an n-byte payload into a fresh or pooled slice: large
+// ones straight, small ones through the read-ahead buffer. A fresh buffer
+// is rounded up to its pool size class.
 func (r *Reader) readPayload(n int) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
@@ -181,8 +158,8 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 		r.lo += n
 		return p, nil
 	}
-	// The payload is not all here: its size is only a claim, so allocate
-	// what has arrived plus a bounded amount, and grow as bytes arrive.
+	// The size is only a claim: allocate a bounded amount, grow as bytes
+	// arrive.
 	if p == nil {
 		p = make([]byte, 0, r.growCap(n, max(avail, payloadEager)))
 	}

@@ -41,6 +41,9 @@ type Spec struct {
 	// ModeFileDescs: the descriptors, and their text as given.
 	InFD, OutFD     int
 	InText, OutText string
+	// LLIChild is set for ModeFileDescs given in lli-child-target's form,
+	// two bare descriptor numbers (see ParseArgs).
+	LLIChild bool
 	// ModeListen: host and port as given ("" host: loopback), and the
 	// parsed port.
 	Host, Port string
@@ -55,7 +58,7 @@ type Spec struct {
 func (s Spec) String() string { return s.orig }
 
 // ParseSpec parses one connection specifier with the stock executor's
-// rules and error texts (protocol.md §1.1); errors are *UsageError:
+// rules and error texts (docs/protocol.md §1.1); errors are *UsageError:
 //
 //	filedescs=IN,OUT   `X is not a valid file descriptor` unless X is a
 //	                   decimal int ("-1" parses; Open rejects it)
@@ -142,9 +145,23 @@ func (a Args) Has(flag string) bool {
 // arguments at all is the *UsageError "insufficient arguments"; test
 // flags with nothing after them leave an empty specifier, which is
 // `invalid specifier type ""`.
+//
+// It also accepts lli-child-target's command line, `IN OUT [args...]`
+// (lli -remote-mcjit starts its child with the two descriptor numbers
+// as argv[1] and argv[2]), as `filedescs=IN,OUT [args...]` with
+// Spec.LLIChild set: only when the first two arguments, and not the
+// third, are non-negative decimal integers (digits only, within int32).
+// Anything else keeps the stock's error; a single number, for example,
+// is `invalid specifier type "3"`.
 func ParseArgs(args []string) (Args, error) {
 	if len(args) == 0 {
 		return Args{}, &UsageError{Msg: "insufficient arguments"}
+	}
+	if in, out, ok := lliChildFDs(args); ok {
+		return Args{
+			Spec: Spec{Mode: ModeFileDescs, InFD: in, OutFD: out, InText: args[0], OutText: args[1], LLIChild: true, orig: args[0] + " " + args[1]},
+			Rest: args[2:],
+		}, nil
 	}
 	var a Args
 	i := 0
@@ -167,6 +184,38 @@ func ParseArgs(args []string) (Args, error) {
 	a.Spec = spec
 	a.Rest = args[i:]
 	return a, nil
+}
+
+// lliChildFDs recognizes lli-child-target's `IN OUT [args...]`: exactly
+// two leading arguments that are descriptor numbers.
+func lliChildFDs(args []string) (in, out int, ok bool) {
+	if len(args) < 2 {
+		return 0, 0, false
+	}
+	in, ok1 := parseFDNumber(args[0])
+	out, ok2 := parseFDNumber(args[1])
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	if len(args) > 2 {
+		if _, ok := parseFDNumber(args[2]); ok {
+			return 0, 0, false
+		}
+	}
+	return in, out, true
+}
+
+// parseFDNumber parses a non-negative decimal int32: digits only.
+func parseFDNumber(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	return parseLLVMInt(s)
 }
 
 // Listen starts listening for a ModeListen or ModeUnix spec.

@@ -10,22 +10,15 @@ import (
 )
 
 // coalesceMax is the largest message the fallback path copies into one
-// pooled buffer to write it with a single Write; larger ones are written
-// as header then payload (still under the mutex, so never interleaved).
+// buffer for a single Write.
 const coalesceMax = 64 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
 
-// Writer sends whole messages. Each message (header + payload) goes out
-// in one system call where the transport allows it: writev(2) on the raw
-// descriptor when the destination implements syscall.Conn (*os.File,
-// *net.TCPConn, *net.UnixConn, [FileConn]), a single Write of a pooled
-// contiguous copy otherwise (messages up to 64 KiB). Partial writes, EINTR
-// and EAGAIN (waiting in the runtime poller, not a thread) are handled.
-//
-// A Writer is safe for concurrent use: a mutex serialises whole
-// messages, so they never interleave. After a failed write the stream may
-// hold a partial message, so the error is sticky.
+// Writer sends whole messages, each in one system call where it can
+// (writev on a syscall.Conn; one Write of a copy up to 64 KiB otherwise).
+// It is safe for concurrent use: messages never interleave. A failed
+// write's error is sticky.
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -112,8 +105,7 @@ func (w *Writer) writeCoalesced(hdr, payload []byte) error {
 	return err
 }
 
-// writeFull writes all of b, retrying short writes that report no error
-// (io.Writer forbids them, but a broken one must not corrupt the stream).
+// writeFull writes all of b, also retrying short writes without error.
 func writeFull(w io.Writer, b []byte) error {
 	for len(b) > 0 {
 		n, err := w.Write(b)

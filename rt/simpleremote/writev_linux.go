@@ -10,9 +10,8 @@ import (
 
 const writevSupported = true
 
-// vecState is the Writer's writev scratch space, guarded by its mutex.
-// fn is the RawConn callback, bound once so that a message costs no
-// allocation.
+// vecState is the Writer's writev scratch space, guarded by its mutex;
+// fn is bound once so that a message costs no allocation.
 type vecState struct {
 	bufs [2][]byte
 	iov  [2]syscall.Iovec
@@ -20,10 +19,8 @@ type vecState struct {
 	fn   func(fd uintptr) bool
 }
 
-// writev writes a then b with writev(2) on the raw descriptor: one
-// system call for the whole message unless the kernel takes it in parts.
-// EAGAIN returns to the runtime poller, which parks the goroutine until
-// the descriptor is writable; EINTR retries.
+// writev writes a then b with writev(2); EAGAIN parks the goroutine in
+// the runtime poller, EINTR retries.
 func (w *Writer) writev(a, b []byte) error {
 	v := &w.vec
 	if v.fn == nil {

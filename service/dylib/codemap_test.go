@@ -1,3 +1,5 @@
+//go:build cgo
+
 package dylib_test
 
 import (
@@ -7,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -20,14 +20,18 @@ import (
 
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/codemap"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
-// LLVM 22 bootstrap symbol names (protocol.md §3.2).
+// LLVM 22 bootstrap symbol names (docs/protocol.md §3.2).
 const (
 	InstanceName       = "__llvm_orc_SimpleExecutorDylibManager_Instance"
 	OpenWrapperName    = "__llvm_orc_SimpleExecutorDylibManager_open_wrapper"
 	ResolveWrapperName = "__llvm_orc_SimpleExecutorDylibManager_resolve_wrapper"
+	// LookupWrapperName is LLVM 14-19's lookup (dialect.LookupAddrs,
+	// dialect.LookupSymbolDefs).
+	LookupWrapperName = "__llvm_orc_SimpleExecutorDylibManager_lookup_wrapper"
 )
 
 // Error texts the stock executor sends; they travel to the controller
@@ -70,6 +74,7 @@ type handle struct {
 type Manager struct {
 	mu      sync.Mutex
 	handles map[sps.Addr]*handle // nil after shutdown
+	process map[string]sps.Addr  // see AddProcessSymbol; never mutated
 }
 
 // New returns a Manager with no open handles.
@@ -77,27 +82,98 @@ func New() *Manager {
 	return &Manager{handles: make(map[sps.Addr]*handle)}
 }
 
-// Install registers m on s: its instance and the open and resolve wrapper
-// functions, published in syms under the LLVM 22 bootstrap names, and m as
-// a Service of s (so it is shut down with s).
+// Install registers m on s: its instance, the open wrapper and the
+// lookup wrapper of the Session's dialect, published in syms under the
+// dialect's bootstrap names, and m as a Service of s (so it is shut down
+// with s).
 func (m *Manager) Install(s *rt.Session, syms *rt.SymbolTable) error {
 	inst := s.RegisterInstance(m)
 	open := s.RegisterWrapper(rt.HandleMethodExpected2(sps.DylibManagerOpen,
 		func(_ *rt.Session, m *Manager, path string, mode uint64) (sps.Addr, error) {
 			return m.Open(path, mode)
 		}), rt.BorrowArgs) // the path is decoded as a copy
-	resolve := s.RegisterWrapper(rt.HandleExpected2(sps.DylibManagerResolve,
-		func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
-			return m.Resolve(h, set)
-		}), rt.BorrowArgs) // names are copied into C memory for the lookup
+	// Names are copied into C memory for the lookup, so every lookup
+	// borrows its arguments.
+	var lookupName string
+	var lookup rt.WrapperFunc
+	switch s.Dialect().Lookup {
+	case dialect.LookupAddrs:
+		lookupName = LookupWrapperName
+		lookup = rt.HandleMethodExpected2(sps.DylibManagerLookupAddrs,
+			func(_ *rt.Session, m *Manager, h sps.Addr, set []sps.LookupElement) ([]sps.Addr, error) {
+				defs, err := m.lookup(h, set)
+				if err != nil {
+					return nil, err
+				}
+				addrs := make([]sps.Addr, len(defs))
+				for i, d := range defs {
+					addrs[i] = d.Addr
+				}
+				return addrs, nil
+			})
+	case dialect.LookupSymbolDefs:
+		lookupName = LookupWrapperName
+		lookup = rt.HandleMethodExpected2(sps.DylibManagerLookupDefs,
+			func(_ *rt.Session, m *Manager, h sps.Addr, set []sps.LookupElement) ([]sps.SymbolDef, error) {
+				return m.lookup(h, set)
+			})
+	default:
+		lookupName = ResolveWrapperName
+		lookup = rt.HandleExpected2(sps.DylibManagerResolve,
+			func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
+				return m.Resolve(h, set)
+			})
+	}
 	if err := syms.AddUnique(
 		rt.Symbol{Name: InstanceName, Addr: inst},
 		rt.Symbol{Name: OpenWrapperName, Addr: open},
-		rt.Symbol{Name: ResolveWrapperName, Addr: resolve},
+		rt.Symbol{Name: lookupName, Addr: s.RegisterWrapper(lookup, rt.BorrowArgs)},
 	); err != nil {
 		return fmt.Errorf("dylib: install: %w", err)
 	}
 	s.AddService(m)
+	return nil
+}
+
+// lookup is LLVM 14-19's lookup: every symbol has a definition, and a
+// missing required one fails the whole lookup.
+func (m *Manager) lookup(h sps.Addr, set []sps.LookupElement) ([]sps.SymbolDef, error) {
+	opts, err := m.Resolve(h, set)
+	if err != nil {
+		return nil, err
+	}
+	defs := make([]sps.SymbolDef, len(opts))
+	for i, o := range opts {
+		d, ok := o.Value, o.OK
+		if !ok && set[i].Required {
+			return nil, StockError("Missing definition for " + string(set[i].Name))
+		}
+		if !ok {
+			d.Flags = ExportedFlags
+		}
+		defs[i] = d
+	}
+	return defs, nil
+}
+
+// AddProcessSymbol makes lookups in the process (the handle of an open of
+// "") answer name with addr before dlsym is asked: orcrt's own functions
+// under the names a controller expects, or a Go host's functions.
+func (m *Manager) AddProcessSymbol(name string, addr sps.Addr) error {
+	if name == "" || addr == 0 {
+		return fmt.Errorf("dylib: process symbol %q at %#x: name and address must be set", name, uint64(addr))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next := make(map[string]sps.Addr, len(m.process)+1)
+	for k, v := range m.process {
+		next[k] = v
+	}
+	if _, dup := next[name]; dup {
+		return fmt.Errorf("dylib: process symbol %q added twice", name)
+	}
+	next[name] = addr
+	m.process = next // copied on write: Resolve reads it without the lock
 	return nil
 }
 
@@ -134,8 +210,8 @@ func (m *Manager) Open(path string, mode uint64) (sps.Addr, error) {
 }
 
 // Resolve looks every symbol of set up in the library behind h and
-// returns one entry per symbol, following the stock rules (see the
-// package documentation). The names may alias any buffer; they are not
+// returns one entry per symbol, following the stock rules
+// (docs/protocol.md §5.2). The names may alias any buffer; they are not
 // retained.
 func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
 	m.mu.Lock()
@@ -144,11 +220,21 @@ func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps
 		return nil, ErrShutDown
 	}
 	lib, ok := m.handles[h]
+	process := m.process
 	m.mu.Unlock()
 	if !ok {
 		return nil, &UnknownHandleError{Handle: h}
 	}
 	out := make([]sps.Option[sps.SymbolDef], len(set))
+	if lib.path == "" && len(process) > 0 {
+		defer func() {
+			for i, e := range set {
+				if a, ok := process[string(e.Name)]; ok {
+					out[i] = sps.Some(sps.SymbolDef{Addr: a, Flags: ExportedFlags})
+				}
+			}
+		}()
+	}
 	// Pack the non-empty names, NUL-terminated, for one C call.
 	size, n := 0, 0
 	for _, e := range set {

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package dylib_test
 
 import (
@@ -13,9 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/service/dylib"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -62,7 +64,7 @@ func processSym(t testing.TB, name string) sps.Addr {
 	return sps.Addr(a)
 }
 
-// TestProbe1 replays every dylib request of captures/f_probes.txt Probe 1
+// TestProbe1 replays every dylib request of stock-executor Probe 1
 // and compares the response bytes (with our addresses substituted).
 func TestProbe1(t *testing.T) {
 	h, _ := harness(t)

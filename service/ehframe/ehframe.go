@@ -20,7 +20,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// LLVM 22 bootstrap names of the allocation actions (protocol.md §3.2;
+// LLVM 22 bootstrap names of the allocation actions (docs/protocol.md §3.2;
 // the stock executor's C symbols behind them are named differently).
 const (
 	RegisterActionName   = "llvm_orc_registerEHFrameAllocAction"

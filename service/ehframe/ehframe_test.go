@@ -1,3 +1,5 @@
+//go:build cgo
+
 package ehframe_test
 
 import (
@@ -12,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/orcgo/orcrt/service/ehframe"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/ehframe"
 	"github.com/orcgo/orcrt/sps"
 )
 

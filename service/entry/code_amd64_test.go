@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build cgo && amd64
 
 package entry_test
 

@@ -1,4 +1,4 @@
-//go:build arm64
+//go:build cgo && arm64
 
 package entry_test
 

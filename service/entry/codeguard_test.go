@@ -1,3 +1,5 @@
+//go:build cgo
+
 package entry_test
 
 import (
@@ -10,9 +12,9 @@ import (
 
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/service/entry"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )

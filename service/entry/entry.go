@@ -11,7 +11,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// LLVM 22 bootstrap symbol names (protocol.md §3.2).
+// LLVM 22 bootstrap symbol names (docs/protocol.md §3.2).
 const (
 	RunAsMainName         = "__llvm_orc_bootstrap_run_as_main_wrapper"
 	RunAsVoidFunctionName = "__llvm_orc_bootstrap_run_as_void_function_wrapper"
@@ -43,6 +43,7 @@ func RunAsMain(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		return
 	}
 	r, err := native.CallMain(uintptr(fn), argv)
+	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
 		ret(oob("run_as_main", err))
 		return
@@ -62,6 +63,7 @@ func RunAsVoidFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		return
 	}
 	r, err := native.CallIntVoid(uintptr(fn))
+	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
 		ret(oob("run_as_void_function", err))
 		return
@@ -81,6 +83,7 @@ func RunAsIntFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 		return
 	}
 	r, err := native.CallIntInt(uintptr(fn), arg)
+	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
 		ret(oob("run_as_int_function", err))
 		return
@@ -97,6 +100,7 @@ func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFu
 		return
 	}
 	res, err := native.CallWrapper(uintptr(target), args, make([]byte, 0, resultCap))
+	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
 		ret(oob(fmt.Sprintf("call of JIT'd wrapper %#x", uint64(target)), err))
 		return

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package entry_test
 
 import (
@@ -12,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/service/entry"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -47,7 +49,7 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// TestProbe1 replays the run-wrapper probes of captures/f_probes.txt
+// TestProbe1 replays the run-wrapper probes of the stock-executor probes
 // (abs and getpid as stand-ins for JIT'd functions).
 func TestProbe1(t *testing.T) {
 	h := svctest.New(t, install)

@@ -39,8 +39,8 @@ type Descriptor struct {
 	Entries  []Entry // head (newest) first
 }
 
-// Register adds the debug object r to the debugger's list (see the
-// package documentation) and returns the new entry's address.
+// Register adds the debug object r to the debugger's list
+// (docs/protocol.md §5.5) and returns the new entry's address.
 func Register(r sps.AddrRange, autoRegister bool) (uintptr, error) {
 	if r.End < r.Start {
 		return 0, fmt.Errorf("gdbjit: register: inverted range %v", r)
@@ -104,10 +104,35 @@ func Action() rt.WrapperFunc {
 	})
 }
 
-// Install registers the action on s and publishes it in syms under its
-// LLVM 22 bootstrap name.
+// LegacyWrapper returns llvm_orc_registerJITLoaderGDBWrapper, which the
+// controllers of LLVM 14-19 call directly: SPSError(SPSExecutorAddrRange)
+// in 14-16, with a trailing bool (notify the debugger) in 19; without it
+// the debugger is notified.
+func LegacyWrapper() rt.WrapperFunc {
+	return func(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+		d := sps.NewDecoder(args)
+		r := sps.AddrRangeCodec.Decode(&d)
+		auto := true
+		if len(d.Rest()) > 0 {
+			auto = d.Bool()
+		}
+		if d.Failed() {
+			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+			return
+		}
+		_, err := Register(r, auto)
+		ret(rt.ResultBytes(sps.Marshal(sps.ErrorCodec, err)))
+	}
+}
+
+// Install registers the action on s and publishes it in syms under the
+// dialect's name, if the dialect has one.
 func Install(s *rt.Session, syms *rt.SymbolTable) error {
-	if err := syms.Add(RegisterActionName, s.RegisterWrapper(Action())); err != nil {
+	name := s.Dialect().GDBAllocAction
+	if name == "" {
+		return nil
+	}
+	if err := syms.Add(name, s.RegisterWrapper(Action())); err != nil {
 		return fmt.Errorf("gdbjit: install: %w", err)
 	}
 	return nil

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package gdbjit_test
 
 import (
@@ -10,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/orcgo/orcrt/service/gdbjit"
-	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/sps"
 )
 

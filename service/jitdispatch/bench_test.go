@@ -1,3 +1,5 @@
+//go:build cgo
+
 package jitdispatch_test
 
 import (
@@ -6,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package jitdispatch_test
 
 import (
@@ -12,10 +14,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/service/entry"
-	"github.com/orcgo/orcrt/rt/svctest"
-	"github.com/orcgo/orcrt/service/jitdispatch"
 	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/service/entry"
+	"github.com/orcgo/orcrt/service/jitdispatch"
 	"github.com/orcgo/orcrt/sps"
 )
 

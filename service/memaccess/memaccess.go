@@ -15,7 +15,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-// LLVM 22 bootstrap symbol names (protocol.md §3.2).
+// LLVM 22 bootstrap symbol names (docs/protocol.md §3.2).
 const (
 	WriteUInt8sName   = "__llvm_orc_bootstrap_mem_write_uint8s_wrapper"
 	WriteUInt16sName  = "__llvm_orc_bootstrap_mem_write_uint16s_wrapper"
@@ -51,12 +51,21 @@ func Wrappers() map[string]rt.WrapperFunc {
 	}
 }
 
-// Install registers the 13 wrappers on s and publishes them in syms under
-// their LLVM 22 bootstrap names.
+// legacyWrites are the access functions of dialects without MemReads.
+var legacyWrites = map[string]bool{
+	WriteUInt8sName: true, WriteUInt16sName: true, WriteUInt32sName: true,
+	WriteUInt64sName: true, WriteBuffersName: true,
+}
+
+// Install registers the wrappers of the Session's dialect on s (all 13
+// for LLVM 22, the five writes before it) and publishes them in syms.
 func Install(s *rt.Session, syms *rt.SymbolTable) error {
 	ws := Wrappers()
 	list := make([]rt.Symbol, 0, len(ws))
 	for name, fn := range ws {
+		if !s.Dialect().MemReads && !legacyWrites[name] {
+			continue
+		}
 		list = append(list, rt.Symbol{Name: name, Addr: s.RegisterWrapper(fn, rt.BorrowArgs)})
 	}
 	if err := syms.AddUnique(list...); err != nil {

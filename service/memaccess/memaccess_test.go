@@ -1,3 +1,5 @@
+//go:build linux
+
 package memaccess_test
 
 import (
@@ -56,7 +58,7 @@ func TestAllThirteenNames(t *testing.T) {
 	}
 }
 
-// TestProbe1 replays the memory-access requests of captures/f_probes.txt
+// TestProbe1 replays the memory-access requests of stock-executor
 // Probe 1 against a 64 KiB-aligned mapping that stands in for the stock
 // run's reserved block mb = 0x7f9593670000, and compares response bytes.
 func TestProbe1(t *testing.T) {

@@ -35,8 +35,6 @@
 //   - a benchmark, or a package, the base does not have is "new" and
 //     passes; one the head lost is "removed" and passes.
 //
-// Why not benchstat alone: it prints deltas and p-values but always
-// exits 0, needs both inputs collected by someone (interleaved, with the
-// same flags), and has no notion of a threshold or of exact allocation
-// counts. benchgate is the decision on top of the same statistics.
+// RATIONALE.md ("The regression gate") says why benchstat alone is not a
+// gate.
 package main

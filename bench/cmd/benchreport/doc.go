@@ -6,12 +6,19 @@
 //
 // Usage:
 //
-//	go run ./bench/cmd/benchreport [-in bench/out] [-latency FILE] [-out bench/out/report]
+//	go -C bench/cmd/benchreport run . [-in DIR] [-latency FILE] [-out DIR]
+//
+// (bench/report.sh runs it so, with absolute paths: it is a module of its
+// own, bench/cmd/benchreport/go.mod, and -C makes relative paths relative
+// to that directory; the defaults, bench/out and bench/out/report, suit
+// a binary run from the repository root).
 //
 // It reads $in/keepalivebench.txt and $in/spsbench.txt (written by
 // `make bench`), the latency samples of bench/procbench's
 // TestLatencySamples (-latency; "executor call nanoseconds" per line)
 // and $in/summary.txt, and writes $out/index.html with one SVG per chart
 // beside it. Charts are drawn with gonum.org/v1/plot; this command is the
-// only importer of it, so no plotting code reaches orcrt-executor.
+// only importer of it, and its own module (replacing
+// github.com/orcgo/orcrt with the working tree, ../../..), so neither
+// orcrt-executor nor orcrt's go.mod ever sees the plotting stack.
 package main

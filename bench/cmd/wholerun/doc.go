@@ -28,20 +28,13 @@
 //   - obj51: 51 generated C files that call each other (51 objects, so 51
 //     link graphs).
 //
-// Memory managers (-memmgr, applied to every program, same flags for both
-// executors): "default" is llvm-jitlink's default (EPCGeneric: one
-// reserve and one initialize carrying the content per link graph, the
-// releases at the end); "shared" is -use-memmgr=shared (one shared-memory
-// reservation; the controller writes content through its own mapping and
-// initialize carries no content); "simple-remote" is
-// -use-memmgr=simple-remote (one 1 GiB reservation, then an initialize per
-// graph, content included).
+// Memory managers (-memmgr, the same for both executors): "default" is
+// llvm-jitlink's default, "shared" -use-memmgr=shared and "simple-remote"
+// -use-memmgr=simple-remote (docs/protocol.md §5.7, §6.1).
 //
-// The executor is llvm-jitlink's child, and llvm-jitlink does not wait
-// for it: wholerun makes itself a child subreaper (PR_SET_CHILD_SUBREAPER)
-// so the orphaned executor is reparented to it, and wait4 on
-// llvm-jitlink's process group yields the executor's rusage (ru_maxrss is
-// its peak RSS).
+// llvm-jitlink does not wait for its executor, so wholerun makes itself a
+// child subreaper and reaps the orphaned executor for its rusage
+// (ru_maxrss is its peak RSS).
 //
 // Output: one line per run in Go benchmark format, readable by benchstat,
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -11,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -22,7 +25,6 @@ import (
 
 const (
 	llvmBin     = "/usr/lib/llvm-22/bin"
-	llvmJITLink = llvmBin + "/llvm-jitlink"
 	caseTimeout = 90 * time.Second
 
 	prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER from <linux/prctl.h>
@@ -35,6 +37,52 @@ var (
 	orcRuntime    = "/usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a"
 	gccLibDir     = "/usr/lib/gcc/x86_64-linux-gnu/12"
 )
+
+// toolchain is one LLVM release as Debian installs it (llvm-N, clang-N,
+// libclang-rt-N-dev).
+type toolchain struct {
+	major       int
+	primary     bool // LLVM 22: the suite's own expectations are binding
+	jitlink     string
+	stock       string // the release's llvm-jitlink-executor
+	cc, cxx, ar string
+	orcRuntime  string // "" if the release ships none
+	missing     string // why the release cannot run, or ""
+}
+
+// releases are the LLVM releases the suite runs, newest (primary) first.
+var releases = []int{22, 19, 16, 15, 14}
+
+// primary is LLVM 22's toolchain, the target's (see setupTarget).
+var primary *toolchain
+
+// toolchains returns the toolchain of every release; those not installed
+// carry the reason in missing (a failure under ORCRT_REQUIRE_LLVM=1, as
+// for 22, except on an emulated target, which only 22 serves).
+func toolchains() []*toolchain {
+	tcs := []*toolchain{primary}
+	for _, n := range releases[1:] {
+		bin := fmt.Sprintf("/usr/lib/llvm-%d/bin", n)
+		tc := &toolchain{major: n, jitlink: bin + "/llvm-jitlink", stock: bin + "/llvm-jitlink-executor",
+			cc: fmt.Sprintf("clang-%d", n), cxx: fmt.Sprintf("clang++-%d", n), ar: bin + "/llvm-ar"}
+		if rt, _ := filepath.Glob(fmt.Sprintf("/usr/lib/llvm-%d/lib/clang/*/lib/linux/liborc_rt-x86_64.a", n)); len(rt) > 0 {
+			tc.orcRuntime = rt[0]
+		}
+		switch {
+		case emuRoot != "":
+			tc.missing = "only LLVM 22 runs on an emulated target"
+		default:
+			for _, tool := range []string{tc.jitlink, tc.stock, tc.cc, tc.cxx} {
+				if _, err := exec.LookPath(tool); err != nil {
+					tc.missing = fmt.Sprintf("%s not found (install Debian's llvm-%d clang-%d; .ci/deps.sh does it)", tool, n, n)
+					break
+				}
+			}
+		}
+		tcs = append(tcs, tc)
+	}
+	return tcs
+}
 
 var (
 	orcrtExecutor string // path of the orcrt-executor under test
@@ -64,7 +112,17 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e: prctl(PR_SET_CHILD_SUBREAPER):", errno)
 		return 1
 	}
-	for _, tool := range append([]string{llvmJITLink, stockExecutor, "clang-22", "clang++-22", orcRuntime}, targetTools()...) {
+	primary = &toolchain{major: 22, primary: true, jitlink: llvmBin + "/llvm-jitlink", stock: stockExecutor,
+		cc: "clang-22", cxx: "clang++-22", ar: llvmBin + "/llvm-ar", orcRuntime: orcRuntime}
+	if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
+		for _, tc := range toolchains()[1:] {
+			if tc.missing != "" && emuRoot == "" {
+				fmt.Fprintln(os.Stderr, "e2e: ORCRT_REQUIRE_LLVM=1 but", tc.missing)
+				return 1
+			}
+		}
+	}
+	for _, tool := range append([]string{primary.jitlink, stockExecutor, "clang-22", "clang++-22", orcRuntime}, targetTools()...) {
 		if _, err := exec.LookPath(tool); err != nil {
 			if _, serr := os.Stat(tool); serr != nil {
 				llvmMissing = fmt.Sprintf("%s not found (install Debian's llvm-22 clang-22 libclang-rt-22-dev; .ci/deps.sh does it)", tool)
@@ -112,6 +170,7 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
+	primary.stock = stockExecutor
 	return m.Run()
 }
 
@@ -134,11 +193,11 @@ type compileResult struct {
 	err  error
 }
 
-// compile builds one object (or, for several sources with kind "ar", a
-// static archive) from testdata sources and returns its path.
-func compile(t testing.TB, flags []string, srcs ...string) string {
+// compile builds one object (or, for several sources, a static archive)
+// from testdata sources with the toolchain's clang and returns its path.
+func (tc *toolchain) compile(t testing.TB, flags []string, srcs ...string) string {
 	t.Helper()
-	key := strings.Join(flags, " ") + "|" + strings.Join(srcs, ",")
+	key := fmt.Sprintf("%d|%s|%s", tc.major, strings.Join(flags, " "), strings.Join(srcs, ","))
 	v, _ := compiled.LoadOrStore(key, &compileResult{})
 	r := v.(*compileResult)
 	r.once.Do(func() {
@@ -148,19 +207,19 @@ func compile(t testing.TB, flags []string, srcs ...string) string {
 			// A static archive of the sources.
 			var objs []string
 			for _, s := range srcs {
-				objs = append(objs, compile(t, flags, s))
+				objs = append(objs, tc.compile(t, flags, s))
 			}
 			r.path = filepath.Join(objDir, base+".a")
-			r.err = run(exec.Command(llvmBin+"/llvm-ar", append([]string{"rcs", r.path}, objs...)...))
+			r.err = run(exec.Command(tc.ar, append([]string{"rcs", r.path}, objs...)...))
 			return
 		}
 		src := srcs[0]
 		if !filepath.IsAbs(src) {
 			src = filepath.Join("testdata", src)
 		}
-		cc := "clang-22"
+		cc := tc.cc
 		if strings.HasSuffix(src, ".cpp") {
-			cc = "clang++-22"
+			cc = tc.cxx
 		}
 		r.path = filepath.Join(objDir, base+"-"+strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".o")
 		args := append(append([]string{"-c", "-fPIC"}, targetCFlags...), flags...)
@@ -168,7 +227,7 @@ func compile(t testing.TB, flags []string, srcs ...string) string {
 		r.err = run(exec.Command(cc, args...))
 	})
 	if r.err != nil {
-		t.Fatalf("compiling %v: %v", srcs, r.err)
+		t.Fatalf("compiling %v with %s: %v", srcs, tc.cc, r.err)
 	}
 	return r.path
 }
@@ -222,18 +281,18 @@ func (o outcome) String() string {
 }
 
 // runJITLink runs llvm-jitlink in pipe mode with the given executor.
-func runJITLink(t testing.TB, executor string, env []string, args []string) outcome {
+func runJITLink(t testing.TB, tc *toolchain, executor string, env []string, args []string) outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, llvmJITLink, append([]string{"-oop-executor=" + executor}, args...)...)
+	cmd := exec.CommandContext(ctx, tc.jitlink, append([]string{"-oop-executor=" + executor}, args...)...)
 	return finish(t, ctx, cmd, env)
 }
 
 // runJITLinkTCP starts executor listening on a loopback port and connects
 // llvm-jitlink to it, preloading the shutdown shim (see
 // testdata/tcp_shutdown_shim.c) so the session can end.
-func runJITLinkTCP(t testing.TB, executor string, env []string, args []string) outcome {
+func runJITLinkTCP(t testing.TB, tc *toolchain, executor string, env []string, args []string) outcome {
 	t.Helper()
 	shim := buildShim(t)
 	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
@@ -253,7 +312,7 @@ func runJITLinkTCP(t testing.TB, executor string, env []string, args []string) o
 		_ = exe.Wait()
 		t.Fatalf("%s never listened on port %d: %v\nstderr: %s", executor, port, err, exeErr.String())
 	}
-	cmd := exec.CommandContext(ctx, llvmJITLink, append([]string{fmt.Sprintf("-oop-executor-connect=127.0.0.1:%d", port)}, args...)...)
+	cmd := exec.CommandContext(ctx, tc.jitlink, append([]string{fmt.Sprintf("-oop-executor-connect=127.0.0.1:%d", port)}, args...)...)
 	o := finish(t, ctx, cmd, append(env, "LD_PRELOAD="+shim))
 	waitErr := exe.Wait()
 	if ctx.Err() != nil {
@@ -386,6 +445,26 @@ func waitListening(ctx context.Context, port int) error {
 func normalize(s string, executors ...string) string {
 	for _, e := range executors {
 		s = strings.ReplaceAll(s, e, "<executor>")
+	}
+	return s
+}
+
+var (
+	hexAddr = regexp.MustCompile(`0x[0-9a-fA-F]{8,}`)
+	// teardownNoise are the lines llvm-jitlink 14-19 print, or not, as
+	// the executor's end of the session races their own teardown: with
+	// the stock executor alone they come and go from run to run.
+	teardownNoise = regexp.MustCompile(`(?m)^.*(llvm-jitlink error: FD-transport disconnected|` +
+		`Resource tracker 0x[0-9a-fA-F.]+ became defunct|: disconnecting)\n`)
+)
+
+// normalizeController makes what the controller prints comparable
+// between runs: addresses in its messages (ASLR) become 0x..., and with
+// releases before 22 the teardown lines are dropped.
+func (tc *toolchain) normalizeController(s string) string {
+	s = hexAddr.ReplaceAllString(s, "0x...")
+	if !tc.primary {
+		s = teardownNoise.ReplaceAllString(s, "")
 	}
 	return s
 }

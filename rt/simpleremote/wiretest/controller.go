@@ -55,10 +55,8 @@ type Options struct {
 	Unhandled Handler
 }
 
-// Handler answers an executor->controller call. It runs on its own
-// goroutine and must eventually Reply (now or later, from any goroutine;
-// replies may go out in any order). It may itself call executor
-// functions: the reader keeps running.
+// Handler answers an executor->controller call on its own goroutine and
+// must eventually Reply, from anywhere; it may call the executor itself.
 type Handler func(in *Incoming)
 
 // Incoming is one executor->controller call (JIT dispatch).
@@ -71,9 +69,8 @@ type Incoming struct {
 	replied atomic.Bool
 }
 
-// Reply sends Result(Seq, TagAddr 0, payload). A second Reply sends
-// nothing and returns ErrAlreadyReplied (use Controller.SendResult to
-// send a duplicate on purpose).
+// Reply sends Result(Seq, TagAddr 0, payload); a second Reply returns
+// ErrAlreadyReplied (Controller.SendResult sends duplicates on purpose).
 func (in *Incoming) Reply(payload []byte) error {
 	if in.replied.Swap(true) {
 		return ErrAlreadyReplied
@@ -112,15 +109,8 @@ func (c *Call) Wait(ctx context.Context) ([]byte, error) {
 }
 
 // Controller is the controller side of one SimpleRemoteEPC connection,
-// behaving as LLVM 22's SimpleRemoteEPC does on the wire: it expects
-// Setup first (SeqNo 0, TagAddr 0, decodable, no duplicate names), numbers
-// its calls from 0, rejects Results with a non-zero TagAddr or an unknown
-// SeqNo, and treats a Hangup or end-of-file from the executor as the end.
-// Unlike llvm-jitlink it can also misbehave on request (SendRaw,
-// SendFrame, SendResult, Hangup).
-//
-// All methods are safe for concurrent use. One goroutine reads; each
-// incoming call runs its handler on a goroutine of its own.
+// behaving on the wire as LLVM 22's does (see the package documentation),
+// and misbehaving on request. All methods are safe for concurrent use.
 type Controller struct {
 	conn io.ReadWriteCloser
 	rd   *simpleremote.Reader
@@ -146,9 +136,8 @@ type Controller struct {
 	done       chan struct{}
 }
 
-// New takes over conn (the controller's end of a connection to an
-// executor), waits for the executor's Setup and starts serving. On error
-// conn is closed.
+// New takes over conn, waits for the executor's Setup and starts
+// serving. On error conn is closed.
 func New(conn io.ReadWriteCloser, opts *Options) (*Controller, error) {
 	var o Options
 	if opts != nil {
@@ -229,8 +218,7 @@ func (c *Controller) Symbol(name string) (sps.Addr, bool) {
 	return a, ok
 }
 
-// MustSymbol looks up a bootstrap symbol and panics if it is missing
-// (LLVM 22 fails with `Symbol "NAME" not found in bootstrap symbols map`).
+// MustSymbol looks up a bootstrap symbol and panics if it is missing.
 func (c *Controller) MustSymbol(name string) sps.Addr {
 	a, ok := c.syms[name]
 	if !ok {
@@ -256,9 +244,8 @@ func (c *Controller) HandleFunc(tag sps.Addr, f func(args []byte) []byte) {
 	c.Handle(tag, func(in *Incoming) { _ = in.Reply(f(in.Args)) })
 }
 
-// Queue delivers executor calls to tag on the returned channel (buffered,
-// capacity n) for the test to answer when and in whatever order it likes.
-// If the buffer is full the call is answered with an empty payload.
+// Queue delivers executor calls to tag on a channel of capacity n, for
+// answering later in any order; calls beyond it get an empty payload.
 func (c *Controller) Queue(tag sps.Addr, n int) <-chan *Incoming {
 	ch := make(chan *Incoming, n)
 	c.Handle(tag, func(in *Incoming) {
@@ -271,9 +258,8 @@ func (c *Controller) Queue(tag sps.Addr, n int) <-chan *Incoming {
 	return ch
 }
 
-// Start sends CallWrapper(seq, fn, args) with the next sequence number
-// (from 0, as LLVM 22) and returns the call in flight. The error is a
-// failed send; the call is then already failed too.
+// Start sends CallWrapper with the next sequence number and returns the
+// call in flight; after a failed send the call has failed too.
 func (c *Controller) Start(fn sps.Addr, args []byte) (*Call, error) {
 	call := &Call{Fn: fn, done: make(chan struct{})}
 	c.mu.Lock()
@@ -302,8 +288,7 @@ func (c *Controller) Start(fn sps.Addr, args []byte) (*Call, error) {
 }
 
 // Call calls the executor function at fn with raw argument bytes and
-// waits for its raw result (nil when empty; an out-of-band error is an
-// empty payload in LLVM 22).
+// waits for its raw result (nil when empty).
 func (c *Controller) Call(ctx context.Context, fn sps.Addr, args []byte) ([]byte, error) {
 	call, err := c.Start(fn, args)
 	if err != nil {
@@ -321,8 +306,7 @@ func (c *Controller) CallName(ctx context.Context, name string, args []byte) ([]
 	return c.Call(ctx, fn, args)
 }
 
-// SendResult sends Result(seq, TagAddr 0, payload) — also for sequence
-// numbers the executor never used, to test its handling of them.
+// SendResult sends Result(seq, TagAddr 0, payload), for any seq.
 func (c *Controller) SendResult(seq uint64, payload []byte) error {
 	return c.wr.WriteMsg(simpleremote.OpResult, seq, 0, payload)
 }
@@ -336,16 +320,14 @@ func (c *Controller) SendFrame(op simpleremote.Opcode, seq uint64, tag sps.Addr,
 // atomically with respect to the Controller's other sends.
 func (c *Controller) SendRaw(b []byte) error { return c.wr.WriteRaw(b) }
 
-// Hangup sends Hangup with payload (LLVM 22's controller never does; the
-// executor must end the session normally whatever the payload).
+// Hangup sends Hangup with payload (LLVM 22's controller never does).
 func (c *Controller) Hangup(payload []byte) error {
 	return c.wr.WriteMsg(simpleremote.OpHangup, 0, 0, payload)
 }
 
-// CloseWrite ends the controller's output, as llvm-jitlink 22 does at the
-// end of a session (it sends no Hangup): the executor sees end-of-file.
-// Reading continues until the executor closes its side. Connections
-// without CloseWrite are closed entirely.
+// CloseWrite ends the controller's output without Hangup, as
+// llvm-jitlink 22 does; reading continues. Connections without CloseWrite
+// are closed entirely.
 func (c *Controller) CloseWrite() error {
 	if cw, ok := c.conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
@@ -356,9 +338,8 @@ func (c *Controller) CloseWrite() error {
 	return err
 }
 
-// Finish ends the session the way llvm-jitlink 22 does — CloseWrite, then
-// wait for the executor to close its output — and closes the Controller.
-// It returns Err, or ctx's error if the executor never closed.
+// Finish does CloseWrite, waits for the executor to close its output and
+// closes the Controller; it returns Err, or ctx's error.
 func (c *Controller) Finish(ctx context.Context) error {
 	_ = c.CloseWrite()
 	select {
@@ -386,9 +367,8 @@ func (c *Controller) Close() error {
 // Hangup, a protocol violation or a read error).
 func (c *Controller) Done() <-chan struct{} { return c.done }
 
-// Err returns nil while running and after an orderly end (end-of-file or
-// Hangup from the executor), else the violation or read error. An error
-// caused by Close itself is not reported.
+// Err returns nil while running and after an orderly end, else the
+// violation or read error (not one caused by Close).
 func (c *Controller) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

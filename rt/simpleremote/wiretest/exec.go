@@ -17,10 +17,8 @@ import (
 // ExecOptions configure StartExecutor. The zero value starts the
 // executor exactly as llvm-jitlink 22 does.
 type ExecOptions struct {
-	// InFD and OutFD are the descriptor numbers the executor gets for
-	// its input and output. Zero means 3 and 6, the numbers llvm-jitlink
-	// 22 was observed to pass. Equal numbers give one socketpair end used
-	// both ways. Both must be >= 3.
+	// InFD and OutFD are the executor's descriptor numbers (0: 3 and 6, as
+	// llvm-jitlink 22; equal: one socketpair end). Both must be >= 3.
 	InFD, OutFD int
 	// Args are appended after "filedescs=IN,OUT" (llvm-jitlink passes
 	// none).
@@ -63,13 +61,10 @@ type Executor struct {
 	waitErr        error
 }
 
-// StartExecutor starts the executor binary at path the way
-// `llvm-jitlink -oop-executor=PATH` does — two pipes, the child's ends at
-// descriptors InFD and OutFD (3 and 6), argv exactly
-// [PATH, "filedescs=IN,OUT"], environment, working directory and standard
-// streams inherited (the standard output and error are captured here) —
-// and connects a Controller to it, which waits for the Setup. On failure
-// the process is killed and reaped, and the error includes its stderr.
+// StartExecutor starts the executor binary at path as `llvm-jitlink
+// -oop-executor=PATH` does (docs/protocol.md §1.1; stdout and stderr are
+// captured) and connects a Controller, which waits for Setup. On failure
+// the process is killed and reaped and the error includes its stderr.
 func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 	var o ExecOptions
 	if opts != nil {
@@ -82,29 +77,16 @@ func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 		return nil, fmt.Errorf("wiretest: executor descriptors %d,%d: both must be >= 3", o.InFD, o.OutFD)
 	}
 
-	// childIn/childOut go to the child; ctl is our end. Ours are
-	// close-on-exec (os.Pipe, SOCK_CLOEXEC); exec.Cmd dup2s the child's
-	// to their numbers without it.
+	// Our ends are close-on-exec; exec.Cmd dup2s the child's.
 	var childIn, childOut *os.File
 	var ctl io.ReadWriteCloser
 	if o.InFD == o.OutFD {
-		syscall.ForkLock.RLock() // no fork may inherit them before CloseOnExec
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-		if err == nil {
-			syscall.CloseOnExec(fds[0])
-			syscall.CloseOnExec(fds[1])
-		}
-		syscall.ForkLock.RUnlock()
+		child, ours, err := socketPair()
 		if err != nil {
-			return nil, fmt.Errorf("wiretest: socketpair: %w", err)
+			return nil, err
 		}
-		if err := syscall.SetNonblock(fds[1], true); err != nil { // pollable: Close wakes a reader
-			_, _ = syscall.Close(fds[0]), syscall.Close(fds[1])
-			return nil, fmt.Errorf("wiretest: socketpair: %w", err)
-		}
-		childIn = os.NewFile(uintptr(fds[0]), "executor-sock")
-		childOut = childIn
-		ctl = &sockFile{os.NewFile(uintptr(fds[1]), "controller-sock")}
+		childIn, childOut = child, child
+		ctl = &sockFile{ours}
 	} else {
 		toR, toW, err := os.Pipe()
 		if err != nil {
@@ -158,9 +140,8 @@ func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 	return e, nil
 }
 
-// Wait waits for the process to exit (it does not end the session: use
-// Finish or CloseWrite first) and returns its status. The error is
-// non-nil only if waiting itself failed.
+// Wait waits for the process to exit (end the session first) and returns
+// its status; the error is for waiting itself.
 func (e *Executor) Wait() (ExitStatus, error) {
 	e.waitOnce.Do(func() {
 		err := e.Cmd.Wait()
@@ -211,7 +192,7 @@ func (s *sockFile) CloseWrite() error {
 		return err
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.Shutdown(int(fd), syscall.SHUT_WR) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = shutdownWrite(fd) }); err != nil {
 		return err
 	}
 	return serr

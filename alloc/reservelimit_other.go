@@ -1,0 +1,9 @@
+//go:build !linux
+
+package alloc
+
+// physicalMemory is unknown here (sysinfo(2) is Linux's): maxReservation
+// keeps its 4 GiB floor.
+func physicalMemory() (uint64, error) {
+	return 0, unsupportedError("physical memory size")
+}
