@@ -290,6 +290,10 @@ func (e *Executor) BootstrapInfo() *rt.BootstrapInfo { return e.bi }
 // MemoryManager returns the memory manager service.
 func (e *Executor) MemoryManager() *alloc.MemoryManager { return e.mm }
 
+// DylibManager returns the dylib manager: a host publishes its own
+// functions to JIT'd code with its AddProcessSymbol.
+func (e *Executor) DylibManager() *dylib.Manager { return e.dylibs }
+
 // Serve attaches the SimpleRemoteEPC protocol over conn (owned by the
 // executor from now on), sends Setup and serves the controller until the
 // session ends, then shuts the executor down (see the package

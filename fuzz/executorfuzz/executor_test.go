@@ -16,6 +16,7 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/fuzz/internal/memconn"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
@@ -82,7 +83,12 @@ type outcome struct {
 // harness's wire limits, and its world (reserving the placeholder
 // regions).
 func newExecutor(tb testing.TB) (*executor.Executor, *world) {
-	ex, err := executor.New(executor.Options{Wire: &simpleremote.Options{
+	return newExecutorFor(tb, dialect.Latest)
+}
+
+// newExecutorFor is newExecutor speaking dialect d.
+func newExecutorFor(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world) {
+	ex, err := executor.New(executor.Options{Dialect: d, Wire: &simpleremote.Options{
 		MaxMessageSize: maxMsg, ReadBufferSize: 4096, HangupTimeout: time.Second,
 	}})
 	if err != nil {
@@ -232,8 +238,10 @@ func checkOutput(t *testing.T, o outcome) {
 
 // seedWorld is a world with the names only (placeholders are resolved
 // per input, against each input's own executor).
-func seedWorld(tb testing.TB) *world {
-	ex, w := newExecutor(tb)
+func seedWorld(tb testing.TB) *world { return seedWorldFor(tb, dialect.Latest) }
+
+func seedWorldFor(tb testing.TB, d *dialect.Dialect) *world {
+	ex, w := newExecutorFor(tb, d)
 	ex.Close()
 	w.reserved = nil
 	return w

@@ -4,6 +4,7 @@ package executorfuzz
 
 import (
 	"encoding/binary"
+	"maps"
 	"slices"
 
 	"github.com/orcgo/orcrt/alloc"
@@ -30,6 +31,9 @@ var excluded = map[string]bool{
 	entry.RunAsVoidFunctionName:              true,
 	entry.RunAsIntFunctionName:               true,
 	ehframe.RegisterActionName:               true,
+	// LLVM 14-19's EH-frame registration: libgcc's, like 22's action.
+	"__llvm_orc_bootstrap_register_ehframe_section_wrapper": true,
+	"llvm_orc_registerEHFrameSectionWrapper":                true,
 	"__llvm_orc_SimpleRemoteEPC_dispatch_fn": false, // a C function: calls with the wrapper ABI get "not available"
 }
 
@@ -69,7 +73,11 @@ type world struct {
 
 func newWorld(ex *executor.Executor) *world {
 	w := &world{addr: map[string]sps.Addr{}, byAddr: map[sps.Addr]string{}}
-	for name, a := range ex.Symbols().All() {
+	// The bootstrap symbols, and the functions older dialects' controllers
+	// find by a process lookup.
+	all := maps.Collect(ex.Symbols().All())
+	maps.Copy(all, ex.DylibManager().ProcessSymbols())
+	for name, a := range all {
 		w.addr[name] = a
 		w.byAddr[a] = name
 		if !excluded[name] {

@@ -12,6 +12,7 @@ import (
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/service/ehframe"
 	"github.com/orcgo/orcrt/service/gdbjit"
@@ -24,6 +25,9 @@ import (
 type target struct {
 	name  string
 	check func(b []byte) (seen []sps.Addr, err error)
+	// dialect is the dialect whose executor serves the target (nil: the
+	// latest, for the functions every dialect shares).
+	dialect *dialect.Dialect
 }
 
 func expectAddr(f func([]byte) (sps.Expected[sps.Addr], error)) func([]byte) ([]sps.Addr, error) {
@@ -53,59 +57,87 @@ func anyResult[T any](f func([]byte) (T, error)) func([]byte) ([]sps.Addr, error
 // targets are every bootstrap wrapper function outside the trust
 // boundary, selected by the first input byte (modulo their number).
 var targets = []target{
-	{alloc.MemoryManagerReserveName, expectAddr(sps.MemoryManagerReserve.DecodeResult)},
-	{alloc.MemoryManagerInitializeName, expectAddr(sps.MemoryManagerInitialize.DecodeResult)},
-	{alloc.MemoryManagerDeinitializeName, errorResult(sps.MemoryManagerDeinitialize.DecodeResult)},
-	{alloc.MemoryManagerReleaseName, errorResult(sps.MemoryManagerRelease.DecodeResult)},
+	{alloc.MemoryManagerReserveName, expectAddr(sps.MemoryManagerReserve.DecodeResult), nil},
+	{alloc.MemoryManagerInitializeName, expectAddr(sps.MemoryManagerInitialize.DecodeResult), nil},
+	{alloc.MemoryManagerDeinitializeName, errorResult(sps.MemoryManagerDeinitialize.DecodeResult), nil},
+	{alloc.MemoryManagerReleaseName, errorResult(sps.MemoryManagerRelease.DecodeResult), nil},
 	{alloc.SharedMapperReserveName, func(b []byte) ([]sps.Addr, error) {
 		v, err := sps.SharedMemoryReserve.DecodeResult(b)
 		if err != nil || v.Err != nil {
 			return nil, err
 		}
 		return []sps.Addr{v.Value.First}, nil
-	}},
-	{alloc.SharedMapperInitializeName, expectAddr(sps.SharedMemoryInitialize.DecodeResult)},
-	{alloc.SharedMapperDeinitializeName, errorResult(sps.SharedMemoryDeinitialize.DecodeResult)},
-	{alloc.SharedMapperReleaseName, errorResult(sps.SharedMemoryRelease.DecodeResult)},
-	{dylib.OpenWrapperName, expectAddr(sps.DylibManagerOpen.DecodeResult)},
-	{dylib.ResolveWrapperName, anyResult(sps.DylibManagerResolve.DecodeResult)},
-	{memaccess.ReadUInt8sName, anyResult(sps.ReadUInt8s.DecodeResult)},
-	{memaccess.ReadUInt16sName, anyResult(sps.ReadUInt16s.DecodeResult)},
-	{memaccess.ReadUInt32sName, anyResult(sps.ReadUInt32s.DecodeResult)},
-	{memaccess.ReadUInt64sName, anyResult(sps.ReadUInt64s.DecodeResult)},
-	{memaccess.ReadPointersName, anyResult(sps.ReadPointers.DecodeResult)},
-	{ehframe.DeregisterActionName, errorResult(sps.DeregisterEHFrameAction.DecodeResult)},
-	{gdbjit.RegisterActionName, errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult)},
+	}, nil},
+	{alloc.SharedMapperInitializeName, expectAddr(sps.SharedMemoryInitialize.DecodeResult), nil},
+	{alloc.SharedMapperDeinitializeName, errorResult(sps.SharedMemoryDeinitialize.DecodeResult), nil},
+	{alloc.SharedMapperReleaseName, errorResult(sps.SharedMemoryRelease.DecodeResult), nil},
+	{dylib.OpenWrapperName, expectAddr(sps.DylibManagerOpen.DecodeResult), nil},
+	{dylib.ResolveWrapperName, anyResult(sps.DylibManagerResolve.DecodeResult), nil},
+	{memaccess.ReadUInt8sName, anyResult(sps.ReadUInt8s.DecodeResult), nil},
+	{memaccess.ReadUInt16sName, anyResult(sps.ReadUInt16s.DecodeResult), nil},
+	{memaccess.ReadUInt32sName, anyResult(sps.ReadUInt32s.DecodeResult), nil},
+	{memaccess.ReadUInt64sName, anyResult(sps.ReadUInt64s.DecodeResult), nil},
+	{memaccess.ReadPointersName, anyResult(sps.ReadPointers.DecodeResult), nil},
+	{ehframe.DeregisterActionName, errorResult(sps.DeregisterEHFrameAction.DecodeResult), nil},
+	{gdbjit.RegisterActionName, errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult), nil},
+	// LLVM 14-19's own functions.
+	{alloc.MemoryManagerFinalizeName, errorResult(sps.MemoryManagerFinalize.DecodeResult), dialect.LLVM14},
+	{alloc.MemoryManagerDeallocateName, errorResult(sps.MemoryManagerDeallocate.DecodeResult), dialect.LLVM14},
+	{alloc.MemoryManagerFinalizeName, errorResult(sps.MemoryManagerFinalize.DecodeResult), dialect.LLVM19},
+	{alloc.MemoryManagerDeallocateName, errorResult(sps.MemoryManagerDeallocate.DecodeResult), dialect.LLVM19},
+	{dylib.LookupWrapperName, anyResult(sps.DylibManagerLookupAddrs.DecodeResult), dialect.LLVM14},
+	{dylib.LookupWrapperName, anyResult(sps.DylibManagerLookupDefs.DecodeResult), dialect.LLVM19},
+	{"__llvm_orc_bootstrap_deregister_ehframe_section_wrapper", errorResult(sps.DeregisterEHFrameAction.DecodeResult), dialect.LLVM14},
+	{"llvm_orc_deregisterEHFrameSectionWrapper", errorResult(sps.DeregisterEHFrameAction.DecodeResult), dialect.LLVM14},
+	{"llvm_orc_deregisterEHFrameSectionWrapper", errorResult(sps.DeregisterEHFrameAction.DecodeResult), dialect.LLVM19},
+	{"llvm_orc_registerJITLoaderGDBWrapper", errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult), dialect.LLVM14},
+	{"llvm_orc_registerJITLoaderGDBWrapper", errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult), dialect.LLVM19},
+}
+
+// dialectOf is the dialect whose executor serves tg.
+func (tg target) dialectOf() *dialect.Dialect {
+	if tg.dialect == nil {
+		return dialect.Latest
+	}
+	return tg.dialect
 }
 
 // TestTargetsCoverTheBoundary: every bootstrap wrapper function is either
 // fuzzed by FuzzWrappers or deliberately excluded — a new service cannot
 // slip past both.
 func TestTargetsCoverTheBoundary(t *testing.T) {
-	ex, w := newExecutor(t)
-	defer ex.Close()
-	fuzzed := map[string]bool{}
-	for _, tg := range targets {
-		if excluded[tg.name] {
-			t.Errorf("%s is both fuzzed and excluded", tg.name)
+	for _, d := range dialect.All {
+		ex, w := newExecutorFor(t, d)
+		fuzzed := map[string]bool{}
+		for _, tg := range targets {
+			if tg.dialect != nil && tg.dialect != d {
+				continue
+			}
+			if excluded[tg.name] {
+				t.Errorf("%s: %s is both fuzzed and excluded", d.Name, tg.name)
+			}
+			if _, ok := ex.Session().LookupWrapper(w.addr[tg.name]); !ok && tg.dialect == d {
+				t.Errorf("%s: %s is not a wrapper function of the executor", d.Name, tg.name)
+			}
+			fuzzed[tg.name] = true
 		}
-		if _, ok := ex.Session().LookupWrapper(w.addr[tg.name]); !ok {
-			t.Errorf("%s is not a wrapper function of the executor", tg.name)
+		for name, a := range w.addr {
+			if _, isWrapper := ex.Session().LookupWrapper(a); isWrapper && !fuzzed[name] && !excluded[name] {
+				t.Errorf("%s: bootstrap wrapper %s is neither fuzzed nor excluded", d.Name, name)
+			}
 		}
-		fuzzed[tg.name] = true
-	}
-	for name, a := range w.addr {
-		if _, isWrapper := ex.Session().LookupWrapper(a); isWrapper && !fuzzed[name] && !excluded[name] {
-			t.Errorf("bootstrap wrapper %s is neither fuzzed nor excluded", name)
-		}
+		ex.Close()
 	}
 }
 
-// wrapperState is the Executor FuzzWrappers calls into, kept across
-// inputs so that state built by one input (reservations, regions,
-// handles) meets the next, and rebuilt every rebuildEvery inputs.
+// wrapperState holds one executor per dialect, rebuilt every
+// rebuildEvery calls.
 var wrapperState struct {
-	mu    sync.Mutex
+	mu     sync.Mutex
+	worlds map[*dialect.Dialect]*wrapperWorldState
+}
+
+type wrapperWorldState struct {
 	ex    *executor.Executor
 	w     *world
 	calls int
@@ -117,13 +149,20 @@ const (
 	callTimeout  = 10 * time.Second
 )
 
-func wrapperWorld(tb testing.TB) (*executor.Executor, *world) {
-	st := &wrapperState
+func wrapperWorld(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world) {
+	if wrapperState.worlds == nil {
+		wrapperState.worlds = map[*dialect.Dialect]*wrapperWorldState{}
+	}
+	st := wrapperState.worlds[d]
+	if st == nil {
+		st = &wrapperWorldState{}
+		wrapperState.worlds[d] = st
+	}
 	if st.ex == nil || st.calls >= rebuildEvery {
 		if st.ex != nil {
 			st.ex.Close()
 		}
-		st.ex, st.w = newExecutor(tb)
+		st.ex, st.w = newExecutorFor(tb, d)
 		st.w.seen = append(st.w.seen, st.w.reserved...)
 		st.calls = 0
 	}
@@ -131,8 +170,6 @@ func wrapperWorld(tb testing.TB) (*executor.Executor, *world) {
 	return st.ex, st.w
 }
 
-// callWrapper calls one wrapper in-process and returns its result, failing
-// on a second return or on no return within callTimeout.
 func callWrapper(t *testing.T, s *rt.Session, fn rt.WrapperFunc, args []byte) rt.WrapperResult {
 	ch := make(chan rt.WrapperResult, 2)
 	fn(s, args, func(r rt.WrapperResult) { ch <- r })
@@ -156,17 +193,19 @@ func FuzzWrappers(f *testing.F) {
 	f.Cleanup(func() {
 		wrapperState.mu.Lock()
 		defer wrapperState.mu.Unlock()
-		if wrapperState.ex != nil {
-			wrapperState.ex.Close()
-			wrapperState.ex = nil
+		for d, st := range wrapperState.worlds {
+			if st.ex != nil {
+				st.ex.Close()
+			}
+			delete(wrapperState.worlds, d)
 		}
 	})
 	f.Fuzz(func(t *testing.T, which byte, args []byte) {
 		defer watchdog(3 * callTimeout)()
 		wrapperState.mu.Lock()
 		defer wrapperState.mu.Unlock()
-		ex, w := wrapperWorld(t)
 		tg := targets[int(which)%len(targets)]
+		ex, w := wrapperWorld(t, tg.dialectOf())
 		fn, ok := ex.Session().LookupWrapper(w.addr[tg.name])
 		if !ok {
 			t.Fatalf("%s: no such wrapper", tg.name)
@@ -242,10 +281,58 @@ func addWrapperSeeds(f *testing.F) {
 	add(memaccess.ReadPointersName, sps.ReadPointers.AppendArgs(nil, []sps.Addr{seen(3, 0)}))
 	add(ehframe.DeregisterActionName, sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: seen(0, 0), End: seen(0, 0x10)}))
 	add(gdbjit.RegisterActionName, sps.RegisterJITLoaderGDBAction.AppendArgs(nil, sps.AddrRange{Start: 0x2000, End: 0x1000}, true))
+	addLegacyWrapperSeeds(f)
 	for i := range targets {
 		f.Add(byte(i), []byte{})
 		f.Add(byte(i), []byte{1, 2, 3})
 		f.Add(byte(i), append(le64(uint64(mm)), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f))
+	}
+}
+
+// addLegacyWrapperSeeds adds seeds for the functions of LLVM 14-19,
+// with the placeholders of their dialects' worlds.
+func addLegacyWrapperSeeds(f *testing.F) {
+	for _, d := range []*dialect.Dialect{dialect.LLVM14, dialect.LLVM19} {
+		w := seedWorldFor(f, d)
+		sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+		seen := func(k, off int) sps.Addr { return addrPh(phSeen(k, off)) }
+		at := func(name string) byte {
+			for i, tg := range targets {
+				if tg.name == name && tg.dialect == d {
+					return byte(i)
+				}
+			}
+			panic("executorfuzz: no target " + name + " for " + d.Name)
+		}
+		mm, dl := sym(alloc.MemoryManagerInstanceName), sym(dylib.InstanceName)
+		rng := sps.AddrRange{Start: seen(0, 0), End: seen(0, 0x40)}
+		f.Add(at(alloc.MemoryManagerFinalizeName), sps.MemoryManagerFinalize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{
+				{Group: sps.Read | sps.Exec, Addr: seen(0, 0), Size: 0x66, Content: []byte{0xc3}},
+				{Group: sps.Read, Addr: seen(0, 0x1000), Size: 0x8c},
+				{Group: sps.Read | sps.Write, Addr: seen(0, 0x2000)},
+			},
+		}))
+		f.Add(at(alloc.MemoryManagerFinalizeName), sps.MemoryManagerFinalize.AppendArgs(nil, mm, sps.FinalizeRequest{}))
+		f.Add(at(alloc.MemoryManagerDeallocateName), sps.MemoryManagerDeallocate.AppendArgs(nil, mm, []sps.Addr{seen(0, 0), 0xdead000}))
+		f.Add(at("llvm_orc_deregisterEHFrameSectionWrapper"), sps.DeregisterEHFrameAction.AppendArgs(nil, rng))
+		if d == dialect.LLVM14 {
+			f.Add(at(dylib.LookupWrapperName), sps.DylibManagerLookupAddrs.AppendArgs(nil, dl, seen(1, 0), []sps.LookupElement{
+				{Name: []byte("printf")}, {Name: []byte("llvm_orc_registerJITLoaderGDBWrapper"), Required: true}, {Name: []byte("no_such_x"), Required: true},
+			}))
+			f.Add(at("__llvm_orc_bootstrap_deregister_ehframe_section_wrapper"), sps.DeregisterEHFrameAction.AppendArgs(nil, rng))
+			f.Add(at("llvm_orc_registerJITLoaderGDBWrapper"), sps.DeregisterEHFrameAction.AppendArgs(nil, rng))
+		} else {
+			f.Add(at(dylib.LookupWrapperName), sps.DylibManagerLookupDefs.AppendArgs(nil, dl, seen(1, 0), []sps.LookupElement{
+				{Name: []byte("printf")}, {Name: []byte("no_such_x")},
+			}))
+			f.Add(at("llvm_orc_registerJITLoaderGDBWrapper"), sps.RegisterJITLoaderGDBAction.AppendArgs(nil, rng, false))
+		}
+		for _, tg := range targets {
+			if tg.dialect == d {
+				f.Add(at(tg.name), []byte{9, 9, 9})
+			}
+		}
 	}
 }
 

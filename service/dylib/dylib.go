@@ -15,6 +15,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"unsafe"
 
@@ -165,16 +166,23 @@ func (m *Manager) AddProcessSymbol(name string, addr sps.Addr) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	next := make(map[string]sps.Addr, len(m.process)+1)
-	for k, v := range m.process {
-		next[k] = v
-	}
-	if _, dup := next[name]; dup {
+	if _, dup := m.process[name]; dup {
 		return fmt.Errorf("dylib: process symbol %q added twice", name)
+	}
+	next := maps.Clone(m.process)
+	if next == nil {
+		next = map[string]sps.Addr{}
 	}
 	next[name] = addr
 	m.process = next // copied on write: Resolve reads it without the lock
 	return nil
+}
+
+// ProcessSymbols returns a copy of the names AddProcessSymbol added.
+func (m *Manager) ProcessSymbols() map[string]sps.Addr {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.process)
 }
 
 // Open opens path ("" = the executor process) with dlopen(RTLD_LAZY |
