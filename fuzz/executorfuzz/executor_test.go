@@ -16,8 +16,8 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/fuzz/internal/memconn"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/service/dylib"

@@ -19,22 +19,22 @@ import (
 // boundary (see the package documentation): never fuzzed, never named by
 // a placeholder.
 var excluded = map[string]bool{
-	memaccess.WriteUInt8sName:                true,
-	memaccess.WriteUInt16sName:               true,
-	memaccess.WriteUInt32sName:               true,
-	memaccess.WriteUInt64sName:               true,
-	memaccess.WritePointersName:              true,
-	memaccess.WriteBuffersName:               true,
-	memaccess.ReadBuffersName:                true,
-	memaccess.ReadStringsName:                true,
-	entry.RunAsMainName:                      true,
-	entry.RunAsVoidFunctionName:              true,
-	entry.RunAsIntFunctionName:               true,
-	ehframe.RegisterActionName:               true,
+	memaccess.WriteUInt8sName:   true,
+	memaccess.WriteUInt16sName:  true,
+	memaccess.WriteUInt32sName:  true,
+	memaccess.WriteUInt64sName:  true,
+	memaccess.WritePointersName: true,
+	memaccess.WriteBuffersName:  true,
+	memaccess.ReadBuffersName:   true,
+	memaccess.ReadStringsName:   true,
+	entry.RunAsMainName:         true,
+	entry.RunAsVoidFunctionName: true,
+	entry.RunAsIntFunctionName:  true,
+	ehframe.RegisterActionName:  true,
 	// LLVM 14-19's EH-frame registration: libgcc's, like 22's action.
 	"__llvm_orc_bootstrap_register_ehframe_section_wrapper": true,
 	"llvm_orc_registerEHFrameSectionWrapper":                true,
-	"__llvm_orc_SimpleRemoteEPC_dispatch_fn": false, // a C function: calls with the wrapper ABI get "not available"
+	"__llvm_orc_SimpleRemoteEPC_dispatch_fn":                false, // a C function: calls with the wrapper ABI get "not available"
 }
 
 // Placeholder encoding: 0xFA110C0D in the high 32 bits, then kind (8
