@@ -19,7 +19,7 @@ import (
 )
 
 // The TestAllocAction_* tests mirror orc-rt's AllocActionTest
-// (orc-rt.md §9.5) with real machine-code actions in JIT'd memory.
+// (orc-rt/unittests) with real machine-code actions in JIT'd memory.
 
 func TestAllocAction_RunBasicAction(t *testing.T) {
 	e := newEnv(t, Config{})
@@ -310,7 +310,7 @@ func TestRunnerWithoutSession(t *testing.T) {
 }
 
 // The TestSPSAllocAction_* tests mirror orc-rt's SPSAllocActionTest
-// (orc-rt.md §9.6) for actions that are typed Go wrapper functions (how
+// (orc-rt/unittests) for actions that are typed Go wrapper functions (how
 // the executor registers its EH-frame and JITLoaderGDB actions): an SPS
 // handler returning an SPSError, run through the Runner.
 

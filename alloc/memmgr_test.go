@@ -57,7 +57,7 @@ func TestRegistration(t *testing.T) {
 }
 
 // TestFullPipelineForOneRWSegment mirrors orc-rt's SimpleNativeMemoryMapTest
-// and SimpleNativeMemoryMapSPSCITest (orc-rt.md §9.3, §9.4) through the
+// and SimpleNativeMemoryMapSPSCITest (orc-rt/unittests) through the
 // wrappers: an RW segment at a 64 KiB offset with 16 content bytes and
 // three action pairs.
 func TestFullPipelineForOneRWSegment(t *testing.T) {
@@ -390,7 +390,7 @@ func TestReleaseRunsActionsBeforeUnmapping(t *testing.T) {
 
 // TestShutdownReleasesEverything: the Session's shutdown releases every
 // remaining reservation, highest address first, running all outstanding
-// dealloc actions; detach alone runs nothing (orc-rt.md §9.3
+// dealloc actions; detach alone runs nothing (orc-rt/unittests
 // ReserveInitializeShutdown / ReserveInitializeDetachShutdown).
 func TestShutdownReleasesEverything(t *testing.T) {
 	e := newEnv(t, Config{})

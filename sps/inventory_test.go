@@ -1,8 +1,8 @@
 package sps
 
 // Behaviour-for-behaviour ports of upstream orc-rt's SPS unit tests
-// (orc-rt.md §9.6 SPSAllocActionTest, §9.7 SimplePackedSerializationTest,
-// §9.9 SPSMemoryFlagsTest, ExecutorAddressTest). Test names follow the
+// (SPSAllocActionTest, SimplePackedSerializationTest, SPSMemoryFlagsTest,
+// ExecutorAddressTest in llvm-project's orc-rt/unittests). Test names follow the
 // upstream ones.
 
 import (
