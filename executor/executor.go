@@ -55,9 +55,13 @@ type Options struct {
 	// process wants 1 (RATIONALE.md, "One P").
 	MaxProcs int
 	// Dialect is the LLVM release's wire contract to speak (nil:
-	// dialect.Latest). It must be known before Setup; see
-	// ChooseDialect.
+	// dialect.Latest). It must be known before Setup (dialect.Choose).
 	Dialect *dialect.Dialect
+	// HostSymbols are the host's functions JIT'd code may call by name.
+	HostSymbols []HostSymbol
+	// EndOfInput says what the end of the controller's connection does
+	// (default EndShutdown, as the stock executor).
+	EndOfInput EndOfInput
 }
 
 // Executor is one executor session: a Session with the services of its
@@ -75,6 +79,7 @@ type Executor struct {
 	mu       sync.Mutex
 	served   bool
 	ca       *simpleremote.CA
+	why      dialect.Evidence // how NewFor chose the dialect
 	reported []error // errors the Session reported
 }
 
@@ -227,7 +232,7 @@ func (e *Executor) install() error {
 			return fmt.Errorf("executor: %w", err)
 		}
 	}
-	return nil
+	return e.addHostSymbols(e.opts.HostSymbols)
 }
 
 // installEHFrame is ehframe.Install without its ehframe.Init (loading
@@ -326,12 +331,18 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		discErr error
 	)
 	disconnected := make(chan struct{}) // closed when the connection has ended
+	detached := make(chan struct{})     // closed when every service has detached
+	e.s.AddOnDetach(func() { close(detached) })
 	var discOnce sync.Once
 	e.s.SetOnDisconnect(func(err error) {
 		discMu.Lock()
 		discErr = err
 		discMu.Unlock()
 		discOnce.Do(func() { close(disconnected) })
+		if e.opts.EndOfInput == EndDetach {
+			e.s.Detach(nil)
+			return
+		}
 		e.s.Shutdown(nil)
 	})
 	ca := simpleremote.New(conn, e.opts.Wire)
@@ -342,12 +353,18 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	defer stop()
 	_ = e.s.Attach(ca, e.bi) // a failure is delivered to OnDisconnect too
 	startPrepare()           // Setup is out: load the libraries meanwhile
-	if err := e.drain(disconnected); err != nil {
-		_ = native.FflushAll()
-		return err // calls still run in JIT'd code; see Options.DrainTimeout
+	var flushErr error
+	if e.opts.EndOfInput == EndDetach {
+		<-detached
+		flushErr = native.FflushAll()
+	} else {
+		if err := e.drain(disconnected); err != nil {
+			_ = native.FflushAll()
+			return err // calls still run in JIT'd code; see Options.DrainTimeout
+		}
+		e.runner.Close()
+		flushErr = native.FflushAll()
 	}
-	e.runner.Close()
-	flushErr := native.FflushAll()
 
 	discMu.Lock()
 	err := discErr

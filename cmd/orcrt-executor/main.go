@@ -76,25 +76,17 @@ func run(argv []string) int {
 		return usage(err, fail)
 	}
 	// The executor speaks first, and Setup differs between LLVM releases:
-	// the controller is identified before anything is sent.
-	d, why, err := dialect.Choose(os.Getenv("ORCRT_LLVM"), simpleremote.PeerPID(conn))
-	if err != nil {
-		_ = conn.Close()
-		return fail(err)
-	}
-	if logger != nil {
-		logger.Debug("dialect", "speaks", d.Name, "controller", why.Release, "how", why.How)
-	}
-	ex, err := executor.New(executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dialect: d})
+	// NewFor identifies the controller before anything is sent.
+	ex, err := executor.NewFor(conn, executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1})
 	if err != nil {
 		_ = conn.Close()
 		return fail(err)
 	}
 	err = ex.Serve(context.Background(), conn)
-	if !ex.ControllerSpoke() && why.Release == 0 {
+	if why := ex.DialectEvidence(); !ex.ControllerSpoke() && why.Release == 0 {
 		fmt.Fprintf(os.Stderr, "%s: the controller hung up without a call; orcrt spoke %s (%s). "+
 			"If the controller is another LLVM release, set ORCRT_LLVM to its major version (%s).\n",
-			argv0, d.Name, why.How, dialect.Supported())
+			argv0, ex.Dialect().Name, why.How, dialect.Supported())
 	}
 	if err != nil {
 		return fail(err) // the stock exits here, without the second GDB line

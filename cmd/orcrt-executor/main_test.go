@@ -182,11 +182,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // TestListenPortZero: listen=127.0.0.1:0 binds a free port and says which
 // on stderr, "orcrt-executor: listening on 127.0.0.1:PORT", before it
 // accepts; a controller connecting there gets a session. An explicit

@@ -1,0 +1,117 @@
+//go:build cgo
+
+package executor_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/rt/svctest"
+)
+
+// hostFunc returns an executor and a Func for int orcrt_test_neg(int),
+// native code from a shared object opened at run time.
+func hostFunc(tb testing.TB) (*executor.Executor, executor.Func) {
+	ex, err := executor.New(executor.Options{})
+	require.NoError(tb, err)
+	tb.Cleanup(ex.Close)
+	neg := svctest.JITLib(tb)("orcrt_test_neg")
+	f, err := ex.Func(neg)
+	require.NoError(tb, err)
+	return ex, f
+}
+
+func TestFuncCallsUntilShutdown(t *testing.T) {
+	ex, f := hostFunc(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				r, err := f.Call(int32(g*1000 + i))
+				if !assert.NoError(t, err) || !assert.Equal(t, -int32(g*1000+i), r) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sum := int32(0)
+	require.NoError(t, ex.Batch(func() {
+		for i := range 100 {
+			sum += f.CallHeld(int32(i))
+		}
+	}))
+	assert.Equal(t, int32(-4950), sum)
+
+	ex.Close()
+	_, err := f.Call(1)
+	assert.ErrorIs(t, err, executor.ErrShutDown)
+	assert.True(t, errors.Is(ex.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown))
+}
+
+func TestFuncRefusesData(t *testing.T) {
+	ex, err := executor.New(executor.Options{})
+	require.NoError(t, err)
+	defer ex.Close()
+	var data [64]byte
+	_, err = ex.Func(uintptr(unsafePointer(&data)))
+	assert.ErrorContains(t, err, "executor: Func")
+	_, err = ex.Func(0)
+	assert.Error(t, err)
+}
+
+func TestFuncAllocationFree(t *testing.T) {
+	ex, f := hostFunc(t)
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = f.Call(3) }), "Func.Call")
+	batch := func() {
+		for range 16 {
+			f.CallHeld(3)
+		}
+	}
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = ex.Batch(batch) }), "Batch with CallHeld")
+}
+
+// BenchmarkFunc measures a Go->native call of int f(int) beside its floors
+// in the same run: an empty cgo call, and an empty cgo call with one
+// keepalive acquire and release (what a guarded call adds).
+func BenchmarkFunc(b *testing.B) {
+	ex, f := hostFunc(b)
+	b.Run("call=guarded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = f.Call(3)
+		}
+	})
+	b.Run("call=batched", func(b *testing.B) {
+		b.ReportAllocs()
+		_ = ex.Batch(func() {
+			for b.Loop() {
+				f.CallHeld(3)
+			}
+		})
+	})
+	b.Run("call=floor-empty-cgo", func(b *testing.B) {
+		for b.Loop() {
+			native.CallEmpty()
+		}
+	})
+	b.Run("call=floor-empty-cgo-keepalive", func(b *testing.B) {
+		s := ex.Session()
+		for b.Loop() {
+			tok, _ := s.AcquireKeepalive()
+			native.CallEmpty()
+			tok.Release()
+		}
+	})
+}
+
+func unsafePointer(p *[64]byte) unsafe.Pointer { return unsafe.Pointer(p) }
