@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"context"
+	"fmt"
 	"os"
 
 	"github.com/orcgo/orcrt/rt/dialect"
@@ -33,3 +35,24 @@ func NewFor(conn simpleremote.Conn, opts Options) (*Executor, error) {
 
 // DialectEvidence says how NewFor chose the dialect (zero for New).
 func (e *Executor) DialectEvidence() dialect.Evidence { return e.why }
+
+// Open is how a Go host starts: it parses the command line a controller
+// gives its executor (args without the program name: filedescs=IN,OUT,
+// listen=HOST:PORT, unix=PATH or lli's IN OUT), opens that connection and
+// returns NewFor's Executor for it. Serve it with ex.Serve(ctx, conn).
+func Open(ctx context.Context, args []string, opts Options) (*Executor, simpleremote.Conn, error) {
+	pa, err := simpleremote.ParseArgs(args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("executor: %w", err)
+	}
+	conn, err := pa.Spec.Open(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("executor: %w", err)
+	}
+	ex, err := NewFor(conn, opts)
+	if err != nil {
+		_ = conn.Close()
+		return nil, nil, err
+	}
+	return ex, conn, nil
+}

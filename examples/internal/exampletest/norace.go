@@ -1,0 +1,5 @@
+//go:build !race
+
+package exampletest
+
+func raceFlag() string { return "false" }
