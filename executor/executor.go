@@ -80,7 +80,7 @@ type Executor struct {
 	served   bool
 	ca       *simpleremote.CA
 	why      dialect.Evidence // how NewFor chose the dialect
-	reported []error // errors the Session reported
+	reported []error          // errors the Session reported
 }
 
 var (
