@@ -229,9 +229,6 @@ func runOne(s *rt.Session, c sps.WrapperCall, b *resultBuf) error {
 			return runGo(s, fn, c)
 		}
 	}
-	if err := checkCode(c.Fn); err != nil {
-		return err
-	}
 	res, err := callNative(c.Fn, c.Args, b.b[:0])
 	if cap(res) > cap(b.b) {
 		b.b = res[:0]
@@ -239,6 +236,9 @@ func runOne(s *rt.Session, c sps.WrapperCall, b *resultBuf) error {
 	if err != nil {
 		if msg, ok := oobMessage(err); ok {
 			return &ActionError{Fn: c.Fn, Msg: msg, Err: err}
+		}
+		if notCode(err) {
+			return &ActionError{Fn: c.Fn, Msg: "alloc: action not run: " + err.Error(), Err: err}
 		}
 		return &ActionError{Fn: c.Fn, Msg: fmt.Sprintf("alloc: action %#x: %v", uint64(c.Fn), err), Err: err}
 	}

@@ -5,14 +5,21 @@ package alloc
 import (
 	"errors"
 
+	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 
-// callNative calls the action at fn through rt/native (one Go→C
-// transition when the result fits in dst's spare capacity).
+// callNative calls the action at fn if it is code (one Go→C transition
+// when the result fits in dst's spare capacity).
 func callNative(fn sps.Addr, args, dst []byte) ([]byte, error) {
-	return native.CallWrapper(uintptr(fn), args, dst)
+	return codemap.CallWrapper(uintptr(fn), args, dst)
+}
+
+// notCode reports whether err is codemap's refusal of a non-code address.
+func notCode(err error) bool {
+	var nc *codemap.NotCodeError
+	return errors.As(err, &nc)
 }
 
 // oobMessage returns the message of a native out-of-band error.

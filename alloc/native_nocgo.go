@@ -18,3 +18,5 @@ func callNative(fn sps.Addr, _, dst []byte) ([]byte, error) {
 }
 
 func oobMessage(error) (string, bool) { return "", false }
+
+func notCode(error) bool { return false }

@@ -99,9 +99,7 @@ func Handle0[R any](sig sps.Func0[R], fn func(s *Session) R) WrapperFunc {
 // HandleExpected0 adapts a synchronous handler returning (T, error) for
 // the signature SPSExpected<T>().
 func HandleExpected0[T any](sig sps.Func0[sps.Expected[T]], fn func(s *Session) (T, error)) WrapperFunc {
-	return func(s *Session, _ []byte, ret ReturnFunc) {
-		ret(encode(s, sig.Ret, expected(fn(s))))
-	}
+	return Handle0(sig, func(s *Session) sps.Expected[T] { return expected(fn(s)) })
 }
 
 // HandleAsync0 adapts an asynchronous typed handler: it must call
@@ -140,14 +138,7 @@ func Handle1[A1, R any](sig sps.Func1[A1, R], fn func(s *Session, a1 A1) R) Wrap
 // HandleExpected1 adapts a synchronous handler returning (T, error) for
 // the signature SPSExpected<T>(A1).
 func HandleExpected1[A1, T any](sig sps.Func1[A1, sps.Expected[T]], fn func(s *Session, a1 A1) (T, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, a1))))
-	}
+	return Handle1(sig, func(s *Session, a1 A1) sps.Expected[T] { return expected(fn(s, a1)) })
 }
 
 // HandleAsync1 adapts an asynchronous typed handler: it must call
@@ -191,14 +182,7 @@ func Handle2[A1, A2, R any](sig sps.Func2[A1, A2, R], fn func(s *Session, a1 A1,
 // HandleExpected2 adapts a synchronous handler returning (T, error) for
 // the signature SPSExpected<T>(A1, A2).
 func HandleExpected2[A1, A2, T any](sig sps.Func2[A1, A2, sps.Expected[T]], fn func(s *Session, a1 A1, a2 A2) (T, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, a1, a2))))
-	}
+	return Handle2(sig, func(s *Session, a1 A1, a2 A2) sps.Expected[T] { return expected(fn(s, a1, a2)) })
 }
 
 // HandleAsync2 adapts an asynchronous typed handler: it must call
@@ -242,14 +226,7 @@ func Handle3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], fn func(s *Session
 // HandleExpected3 adapts a synchronous handler returning (T, error) for
 // the signature SPSExpected<T>(A1, A2, A3).
 func HandleExpected3[A1, A2, A3, T any](sig sps.Func3[A1, A2, A3, sps.Expected[T]], fn func(s *Session, a1 A1, a2 A2, a3 A3) (T, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, a3, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, a1, a2, a3))))
-	}
+	return Handle3(sig, func(s *Session, a1 A1, a2 A2, a3 A3) sps.Expected[T] { return expected(fn(s, a1, a2, a3)) })
 }
 
 // HandleAsync3 adapts an asynchronous typed handler: it must call
@@ -301,19 +278,7 @@ func HandleMethod0[T, R any](sig sps.Func1[sps.Addr, R], fn func(s *Session, obj
 // HandleMethodExpected0 is HandleMethod0 for a handler returning
 // (V, error) and the signature SPSExpected<V>(instance).
 func HandleMethodExpected0[T, V any](sig sps.Func1[sps.Addr, sps.Expected[V]], fn func(s *Session, obj T) (V, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, obj))))
-	}
+	return HandleMethod0(sig, func(s *Session, obj T) sps.Expected[V] { return expected(fn(s, obj)) })
 }
 
 // HandleMethodAsync0 is HandleMethod0 for an asynchronous handler
@@ -358,19 +323,7 @@ func HandleMethod1[T, A1, R any](sig sps.Func2[sps.Addr, A1, R], fn func(s *Sess
 // HandleMethodExpected1 is HandleMethod1 for a handler returning
 // (V, error) and the signature SPSExpected<V>(instance, A1).
 func HandleMethodExpected1[T, A1, V any](sig sps.Func2[sps.Addr, A1, sps.Expected[V]], fn func(s *Session, obj T, a1 A1) (V, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, obj, a1))))
-	}
+	return HandleMethod1(sig, func(s *Session, obj T, a1 A1) sps.Expected[V] { return expected(fn(s, obj, a1)) })
 }
 
 // HandleMethodAsync1 is HandleMethod1 for an asynchronous handler
@@ -415,19 +368,7 @@ func HandleMethod2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn func
 // HandleMethodExpected2 is HandleMethod2 for a handler returning
 // (V, error) and the signature SPSExpected<V>(instance, A1, A2).
 func HandleMethodExpected2[T, A1, A2, V any](sig sps.Func3[sps.Addr, A1, A2, sps.Expected[V]], fn func(s *Session, obj T, a1 A1, a2 A2) (V, error)) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, expected(fn(s, obj, a1, a2))))
-	}
+	return HandleMethod2(sig, func(s *Session, obj T, a1 A1, a2 A2) sps.Expected[V] { return expected(fn(s, obj, a1, a2)) })
 }
 
 // HandleMethodAsync2 is HandleMethod2 for an asynchronous handler
@@ -448,11 +389,11 @@ func HandleMethodAsync2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn
 	}
 }
 
-// CallExpected0 is Call0 for an SPSExpected<T> result, flattened to
-// (T, error): the error is either the transport/codec failure (as for
-// Call0) or the function's own error (an *sps.RemoteError).
-func CallExpected0[T any](c Caller, sig sps.Func0[sps.Expected[T]], onResult func(T, error)) {
-	Call0(c, sig, func(e sps.Expected[T], err error) {
+// flatten turns an SPSExpected<T> result into (T, error): the error is
+// either the transport or codec failure or the function's own error (an
+// *sps.RemoteError).
+func flatten[T any](onResult func(T, error)) func(sps.Expected[T], error) {
+	return func(e sps.Expected[T], err error) {
 		if err == nil {
 			err = e.Err
 		}
@@ -462,56 +403,29 @@ func CallExpected0[T any](c Caller, sig sps.Func0[sps.Expected[T]], onResult fun
 			return
 		}
 		onResult(e.Value, nil)
-	})
+	}
+}
+
+// CallExpected0 is Call0 for an SPSExpected<T> result, flattened to
+// (T, error).
+func CallExpected0[T any](c Caller, sig sps.Func0[sps.Expected[T]], onResult func(T, error)) {
+	Call0(c, sig, flatten(onResult))
 }
 
 // CallExpected1 is Call1 for an SPSExpected<T> result, flattened to
-// (T, error): the error is either the transport/codec failure (as for
-// Call1) or the function's own error (an *sps.RemoteError).
+// (T, error).
 func CallExpected1[A1, T any](c Caller, sig sps.Func1[A1, sps.Expected[T]], a1 A1, onResult func(T, error)) {
-	Call1(c, sig, a1, func(e sps.Expected[T], err error) {
-		if err == nil {
-			err = e.Err
-		}
-		if err != nil {
-			var zero T
-			onResult(zero, err)
-			return
-		}
-		onResult(e.Value, nil)
-	})
+	Call1(c, sig, a1, flatten(onResult))
 }
 
 // CallExpected2 is Call2 for an SPSExpected<T> result, flattened to
-// (T, error): the error is either the transport/codec failure (as for
-// Call2) or the function's own error (an *sps.RemoteError).
+// (T, error).
 func CallExpected2[A1, A2, T any](c Caller, sig sps.Func2[A1, A2, sps.Expected[T]], a1 A1, a2 A2, onResult func(T, error)) {
-	Call2(c, sig, a1, a2, func(e sps.Expected[T], err error) {
-		if err == nil {
-			err = e.Err
-		}
-		if err != nil {
-			var zero T
-			onResult(zero, err)
-			return
-		}
-		onResult(e.Value, nil)
-	})
+	Call2(c, sig, a1, a2, flatten(onResult))
 }
 
 // CallExpected3 is Call3 for an SPSExpected<T> result, flattened to
-// (T, error): the error is either the transport/codec failure (as for
-// Call3) or the function's own error (an *sps.RemoteError).
+// (T, error).
 func CallExpected3[A1, A2, A3, T any](c Caller, sig sps.Func3[A1, A2, A3, sps.Expected[T]], a1 A1, a2 A2, a3 A3, onResult func(T, error)) {
-	Call3(c, sig, a1, a2, a3, func(e sps.Expected[T], err error) {
-		if err == nil {
-			err = e.Err
-		}
-		if err != nil {
-			var zero T
-			onResult(zero, err)
-			return
-		}
-		onResult(e.Value, nil)
-	})
+	Call3(c, sig, a1, a2, a3, flatten(onResult))
 }

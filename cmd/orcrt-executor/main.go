@@ -83,10 +83,12 @@ func run(argv []string) int {
 		return fail(err)
 	}
 	err = ex.Serve(context.Background(), conn)
-	if why := ex.DialectEvidence(); !ex.ControllerSpoke() && why.Release == 0 {
-		fmt.Fprintf(os.Stderr, "%s: the controller hung up without a call; orcrt spoke %s (%s). "+
-			"If the controller is another LLVM release, set ORCRT_LLVM to its major version (%s).\n",
-			argv0, ex.Dialect().Name, why.How, dialect.Supported())
+	// A controller identified as a release orcrt does not speak that hangs
+	// up without a call most likely could not read the Setup.
+	if why := ex.DialectEvidence(); err == nil && !ex.ControllerSpoke() && why.Release != 0 && !ex.Dialect().Speaks(why.Release) {
+		fmt.Fprintf(os.Stderr, "%s: the controller (LLVM %d) hung up without a call; orcrt spoke %s (%s). "+
+			"Set ORCRT_LLVM to one of %s if another dialect suits it.\n",
+			argv0, why.Release, ex.Dialect().Name, why.How, dialect.Supported())
 	}
 	if err != nil {
 		return fail(err) // the stock exits here, without the second GDB line

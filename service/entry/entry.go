@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -95,11 +96,7 @@ func RunAsIntFunction(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 // args and returns its result: bytes, empty, or its out-of-band error
 // message verbatim. It is an rt.UnknownTargetFunc.
 func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFunc) {
-	if r, ok := guard("call of JIT'd wrapper", target); !ok {
-		ret(r)
-		return
-	}
-	res, err := native.CallWrapper(uintptr(target), args, make([]byte, 0, resultCap))
+	res, err := codemap.CallWrapper(uintptr(target), args, make([]byte, 0, resultCap))
 	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
 		ret(oob(fmt.Sprintf("call of JIT'd wrapper %#x", uint64(target)), err))
