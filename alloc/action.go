@@ -21,7 +21,7 @@ import (
 type ActionError struct {
 	Fn  sps.Addr // the action's function address
 	Msg string
-	Err error // the cause (*native.OOBError, *rt.OutOfBandError, *sps.RemoteError, *sps.DecodeError, ...), may be nil
+	Err error // the cause (*rt.OutOfBandError, *rt.OutOfBandError, *sps.RemoteError, *sps.DecodeError, ...), may be nil
 }
 
 func (e *ActionError) Error() string { return e.Msg }

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -179,7 +178,7 @@ func TestActionResults(t *testing.T) {
 	}
 	t.Run("native OOB cause", func(t *testing.T) {
 		err := Runner{Session: e.s}.Run(c.oob("x"))
-		var oob *native.OOBError
+		var oob *rt.OutOfBandError
 		assert.ErrorAs(t, err, &oob)
 	})
 }

@@ -5,8 +5,8 @@ package alloc
 import (
 	"errors"
 
+	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -24,7 +24,7 @@ func notCode(err error) bool {
 
 // oobMessage returns the message of a native out-of-band error.
 func oobMessage(err error) (string, bool) {
-	var oob *native.OOBError
+	var oob *rt.OutOfBandError
 	if errors.As(err, &oob) {
 		return oob.Msg, true
 	}

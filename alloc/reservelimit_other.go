@@ -2,8 +2,10 @@
 
 package alloc
 
+import "github.com/orcgo/orcrt/internal/unsupported"
+
 // physicalMemory is unknown here (sysinfo(2) is Linux's): maxReservation
 // keeps its 4 GiB floor.
 func physicalMemory() (uint64, error) {
-	return 0, unsupportedError("physical memory size")
+	return 0, unsupported.New("alloc", "physical memory size")
 }

@@ -2,9 +2,13 @@
 
 package alloc
 
-import "os"
+import (
+	"os"
+
+	"github.com/orcgo/orcrt/internal/unsupported"
+)
 
 // createShm fails: the shared-memory mapper needs Linux's /dev/shm.
 func createShm(path string) (*os.File, error) {
-	return nil, unsupportedError("shared memory")
+	return nil, unsupported.New("alloc", "shared memory")
 }

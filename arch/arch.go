@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/internal/sysmem"
+	"github.com/orcgo/orcrt/internal/unsupported"
 )
 
 var pageSize = sysmem.PageSize()
@@ -40,7 +41,7 @@ func CacheInfo() Caches { return caches }
 
 // ErrNotSupported is returned (wrapped) by operations the running kernel
 // or architecture does not provide.
-var ErrNotSupported = errors.New("arch: not supported")
+var ErrNotSupported = unsupported.New("arch", "instruction-cache maintenance")
 
 var syncCores struct {
 	once sync.Once

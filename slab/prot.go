@@ -3,6 +3,8 @@ package slab
 import (
 	"errors"
 	"fmt"
+
+	"github.com/orcgo/orcrt/arch"
 )
 
 // Prot is a page protection: a combination of [ProtRead], [ProtWrite] and
@@ -56,12 +58,13 @@ func (p Prot) Check() error {
 // Sentinel errors; returned errors wrap them (test with errors.Is). Most
 // are wrapped in an [*Error] that names the operation and range.
 var (
-	ErrClosed       = errors.New("slab: closed")
-	ErrWriteExec    = errors.New("slab: writable and executable protection refused (W^X)")
-	ErrExecOnly     = errors.New("slab: execute-only protection not supported")
-	ErrBadProt      = errors.New("slab: unknown protection bits")
-	ErrNoSpace      = errors.New("slab: arena exhausted")
-	ErrNotSupported = errors.New("slab: not supported")
+	ErrClosed    = errors.New("slab: closed")
+	ErrWriteExec = errors.New("slab: writable and executable protection refused (W^X)")
+	ErrExecOnly  = errors.New("slab: execute-only protection not supported")
+	ErrBadProt   = errors.New("slab: unknown protection bits")
+	ErrNoSpace   = errors.New("slab: arena exhausted")
+	// ErrNotSupported is arch's: executable memory needs cache maintenance.
+	ErrNotSupported = arch.ErrNotSupported
 	ErrBusy         = errors.New("slab: region busy (a Write is in progress)")
 	ErrNotMapped    = errors.New("slab: range is not inside one live region of this slab")
 	ErrDoubleFree   = errors.New("slab: already released (double free)")

@@ -3,10 +3,9 @@
 package sysmem
 
 import (
-	"errors"
-	"fmt"
-	"runtime"
 	"unsafe"
+
+	"github.com/orcgo/orcrt/internal/unsupported"
 )
 
 // Distinct placeholder values so switch statements still compile.
@@ -37,9 +36,7 @@ const (
 // Supported reports whether this build has a real implementation.
 const Supported = false
 
-func errOS(op string) error {
-	return fmt.Errorf("%s on %s: %w", op, runtime.GOOS, errors.ErrUnsupported)
-}
+func errOS(op string) error { return unsupported.New("sysmem", op) }
 
 // PageSize returns a conservative page size.
 func PageSize() uintptr { return 4096 }

@@ -5,6 +5,7 @@ package native
 import (
 	"bytes"
 	"fmt"
+	"github.com/orcgo/orcrt/rt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,7 +63,7 @@ func TestCallWrapperResultPaths(t *testing.T) {
 				dst := append(make([]byte, 0, 3+spare), "pre"...)
 				got, err := CallWrapper(echo, tc.args(t), dst)
 				if tc.want.isOO {
-					var oob *OOBError
+					var oob *rt.OutOfBandError
 					require.ErrorAs(t, err, &oob)
 					assert.Equal(t, tc.want.oob, oob.Msg)
 					assert.Equal(t, "pre", string(got))

@@ -22,6 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/orcgo/orcrt/rt"
 )
 
 // dlopen mode flags.
@@ -38,12 +40,6 @@ const InlineMax = 8
 
 // ErrNilFunction is returned for calls of address 0.
 var ErrNilFunction = errors.New("native: call of function address 0")
-
-// OOBError is an out-of-band error returned by a wrapper function; its
-// Error() is the callee's message verbatim.
-type OOBError struct{ Msg string }
-
-func (e *OOBError) Error() string { return e.Msg }
 
 // CallWrapper calls the C function
 //
@@ -120,11 +116,11 @@ func wrapperResultDst(r uint64, dst, spare []byte) ([]byte, error) {
 	p := ptr(uintptr(binary.NativeEndian.Uint64(spare[:8])))
 	switch {
 	case r&resPtr == 0: // the message is in spare
-		return dst, &OOBError{Msg: string(spare[:r&^resOOB])}
+		return dst, &rt.OutOfBandError{Msg: string(spare[:r&^resOOB])}
 	case r == resOOB|resPtr:
 		msg := C.GoString((*C.char)(p))
 		C.free(p)
-		return dst, &OOBError{Msg: msg}
+		return dst, &rt.OutOfBandError{Msg: msg}
 	case r&resOOB != 0:
 		return dst, errors.New("native: wrapper function returned an impossible result size")
 	}
@@ -143,13 +139,13 @@ func wrapperResultSlow(r C.orcrt_CWrapperFunctionBuffer, dst, spare []byte) ([]b
 	case size&copied != 0:
 		return dst[:len(dst)+int(size&^copied)], nil
 	case size&oobCopied != 0:
-		return dst, &OOBError{Msg: string(spare[:size&^oobCopied])}
+		return dst, &rt.OutOfBandError{Msg: string(spare[:size&^oobCopied])}
 	case size == 0 && p == nil:
 		return dst, nil
 	case size == 0:
 		msg := C.GoString((*C.char)(p))
 		C.free(p)
-		return dst, &OOBError{Msg: msg}
+		return dst, &rt.OutOfBandError{Msg: msg}
 	}
 	// Large and not copied: dst was too small.
 	dst = append(dst, unsafe.Slice((*byte)(p), size)...)

@@ -25,7 +25,7 @@ const resultCap = 256
 
 // oob turns a native call error into an out-of-band result.
 func oob(what string, err error) rt.WrapperResult {
-	var e *native.OOBError
+	var e *rt.OutOfBandError
 	if errors.As(err, &e) {
 		return rt.OutOfBandResult(e.Msg) // the callee's own message, verbatim
 	}
@@ -99,7 +99,11 @@ func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFu
 	res, err := codemap.CallWrapper(uintptr(target), args, make([]byte, 0, resultCap))
 	native.FlushStdout() // output appears per call, before its result
 	if err != nil {
-		ret(oob(fmt.Sprintf("call of JIT'd wrapper %#x", uint64(target)), err))
+		what := fmt.Sprintf("call of JIT'd wrapper %#x", uint64(target))
+		if nc := (*codemap.NotCodeError)(nil); errors.As(err, &nc) {
+			what = "call of JIT'd wrapper" // the refusal names the address
+		}
+		ret(oob(what, err))
 		return
 	}
 	ret(rt.ResultBytes(res))

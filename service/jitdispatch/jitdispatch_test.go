@@ -156,7 +156,7 @@ func TestDisconnectFailsWaiters(t *testing.T) {
 	<-arrived
 	h.Ctl.Disconnect()
 	err := <-done
-	var oob *native.OOBError
+	var oob *rt.OutOfBandError
 	require.ErrorAs(t, err, &oob)
 	assert.Equal(t, jitdispatch.MsgDisconnecting, oob.Msg)
 

@@ -3,15 +3,12 @@
 package wiretest
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"runtime"
+
+	"github.com/orcgo/orcrt/internal/unsupported"
 )
 
-func errUnsupported(what string) error {
-	return fmt.Errorf("wiretest: %s: not supported on %s: %w", what, runtime.GOOS, errors.ErrUnsupported)
-}
+func errUnsupported(what string) error { return unsupported.New("wiretest", what) }
 
 // socketPair fails: a shared descriptor (InFD == OutFD) is Linux only.
 func socketPair() (child, ours *os.File, err error) {
