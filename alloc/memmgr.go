@@ -82,10 +82,9 @@ type reservation struct {
 	wmu sync.Mutex
 
 	// Guarded by MemoryManager.mu:
-	regions  []*region // sorted by start; includes pending claims
-	dropped  []span    // finalize-lifetime pages made PROT_NONE
-	inflight int       // operations that may touch the memory
-	dead     bool      // released: unmap when inflight drops to 0
+	regions []*region // sorted by start; includes pending claims
+	dropped []span    // finalize-lifetime pages made PROT_NONE
+	lifetime
 }
 
 // region is one initialized range (LLVM's RegionInfo). A pending region is
@@ -396,10 +395,6 @@ func (r *reservation) regionAtLocked(start uint64) *region {
 
 // endOpLocked ends an operation on r; it reports whether the caller must
 // unmap r (it was released meanwhile and this was the last operation).
-func (r *reservation) endOpLocked() bool {
-	r.inflight--
-	return r.dead && r.inflight == 0
-}
 
 // ---- initialize ----
 
@@ -520,7 +515,7 @@ func (m *MemoryManager) initialize(fr *sps.FinalizeRequest, sc *initScratch) (sp
 	}
 	g := &region{start: all.start, end: all.end, pending: true}
 	res.insertRegionLocked(g)
-	res.inflight++
+	res.beginOpLocked()
 	sc.restore = sc.restore[:0]
 	if len(res.dropped) > 0 {
 		keep := res.dropped[:0]
@@ -712,13 +707,11 @@ func copyCalls(src []sps.WrapperCall) []sps.WrapperCall {
 // protections are not reset and memory is not zeroed; a second
 // deinitialize of the same key succeeds with nothing to run.
 func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tok, err := m.s.AcquireKeepalive()
+	tok, err := enter(m.s, "deinitialize")
 	if err != nil {
-		return fmt.Errorf("alloc: deinitialize: %w", err)
+		return err
 	}
-	defer tok.Release()
+	defer leave(&tok)
 	b := getBuf()
 	defer putBuf(b)
 	var errs []error
@@ -739,19 +732,11 @@ func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
 		}
 		calls := g.dealloc
 		g.dealloc = nil
-		res.inflight++
+		res.beginOpLocked()
 		m.mu.Unlock()
 
 		errs = runDealloc(m.s, b, calls, errs)
-
-		m.mu.Lock()
-		unmap := res.endOpLocked()
-		m.mu.Unlock()
-		if unmap {
-			if err := m.unmap(res); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
 }
@@ -767,13 +752,11 @@ func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
 // given back only after every action of the call has returned, and never
 // while another operation still runs actions in it.
 func (m *MemoryManager) Release(bases []sps.Addr) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tok, err := m.s.AcquireKeepalive()
+	tok, err := enter(m.s, "release")
 	if err != nil {
-		return fmt.Errorf("alloc: release: %w", err)
+		return err
 	}
-	defer tok.Release()
+	defer leave(&tok)
 	return m.release(bases)
 }
 
@@ -801,21 +784,14 @@ func (m *MemoryManager) release(bases []sps.Addr) error {
 		}
 		m.removeLocked(res)
 		res.dead = true
-		res.inflight++
+		res.beginOpLocked()
 		m.mu.Unlock()
 
 		errs = runDealloc(m.s, b, calls, errs)
 		done = append(done, res)
 	}
 	for _, res := range done {
-		m.mu.Lock()
-		unmap := res.endOpLocked()
-		m.mu.Unlock()
-		if unmap {
-			if err := m.unmap(res); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
 }

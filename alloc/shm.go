@@ -54,8 +54,7 @@ type shmReservation struct {
 	mapLen     uintptr
 	name       string
 	allocs     []uint64 // allocation keys in initialization order
-	inflight   int
-	dead       bool
+	lifetime
 }
 
 type shmAlloc struct {
@@ -208,13 +207,11 @@ func (m *SharedMemoryMapper) putScratch(sc *shmScratch) {
 }
 
 func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.SharedFinalizeRequest, sc *shmScratch) (sps.Addr, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tok, err := m.s.AcquireKeepalive()
+	tok, err := enter(m.s, "shared memory initialize")
 	if err != nil {
-		return 0, fmt.Errorf("alloc: shared memory initialize: %w", err)
+		return 0, err
 	}
-	defer tok.Release()
+	defer leave(&tok)
 
 	key := ^uint64(0)
 	for _, sg := range fr.Segments {
@@ -248,7 +245,7 @@ func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.Shared
 	}
 	al := &shmAlloc{res: res, pending: true}
 	m.allocs[key] = al
-	res.inflight++
+	res.beginOpLocked()
 	m.mu.Unlock()
 
 	fail := func(err error) (sps.Addr, error) {
@@ -293,23 +290,16 @@ func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.Shared
 	return sps.Addr(key), nil
 }
 
-func (r *shmReservation) endOpLocked() bool {
-	r.inflight--
-	return r.dead && r.inflight == 0
-}
-
 // Deinitialize runs the dealloc actions of the allocations keyed by
 // bases, from the last key to the first, and forgets them; failures are
 // joined. Unknown keys are ignored, as the stock ignores them.
 // Protections are not reset (as in the stock).
 func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tok, err := m.s.AcquireKeepalive()
+	tok, err := enter(m.s, "shared memory deinitialize")
 	if err != nil {
-		return fmt.Errorf("alloc: shared memory deinitialize: %w", err)
+		return err
 	}
-	defer tok.Release()
+	defer leave(&tok)
 	b := getBuf()
 	defer putBuf(b)
 	var errs []error
@@ -329,19 +319,11 @@ func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
 				break
 			}
 		}
-		res.inflight++
+		res.beginOpLocked()
 		m.mu.Unlock()
 
 		errs = runDealloc(m.s, b, al.dealloc, errs)
-
-		m.mu.Lock()
-		unmap := res.endOpLocked()
-		m.mu.Unlock()
-		if unmap {
-			if err := m.unmap(res); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
 }
@@ -354,13 +336,11 @@ func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
 // (the stock's munmap of an unrecorded, zero-sized range). Mappings are
 // removed only after every action of the call has returned.
 func (m *SharedMemoryMapper) Release(bases []sps.Addr) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tok, err := m.s.AcquireKeepalive()
+	tok, err := enter(m.s, "shared memory release")
 	if err != nil {
-		return fmt.Errorf("alloc: shared memory release: %w", err)
+		return err
 	}
-	defer tok.Release()
+	defer leave(&tok)
 	return m.release(bases)
 }
 
@@ -379,7 +359,7 @@ func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
 		}
 		delete(m.res, uint64(base))
 		res.dead = true
-		res.inflight++
+		res.beginOpLocked()
 		keys := res.allocs
 		res.allocs = nil
 		var lists [][]sps.WrapperCall
@@ -396,14 +376,7 @@ func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
 		done = append(done, res)
 	}
 	for _, res := range done {
-		m.mu.Lock()
-		unmap := res.endOpLocked()
-		m.mu.Unlock()
-		if unmap {
-			if err := m.unmap(res); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
 }
