@@ -127,8 +127,15 @@ func TestManySessionsNoLeaks(t *testing.T) {
 	assert.Zero(t, after.shm, "shared-memory objects left in /dev/shm")
 	assert.NoError(t, goleak.Find(ignore), "goroutines")
 	assert.LessOrEqual(t, after.threads, before.threads+8, "native threads (the Go runtime keeps idle ones; they must not grow with sessions)")
-	// Each new thread brings its stack and guard page.
-	assert.LessOrEqual(t, after.maps, before.maps+2*max(0, after.threads-before.threads)+16, "mappings")
+	// Each new thread brings its stack and guard page. The race runtime
+	// maps shadow memory as the heap moves (+4 to +17 over 500 sessions,
+	// measured, with or without orcrt's changes); a leak of one mapping
+	// per session would still be hundreds.
+	slack := 16
+	if raceEnabled {
+		slack = 64
+	}
+	assert.LessOrEqual(t, after.maps, before.maps+2*max(0, after.threads-before.threads)+slack, "mappings")
 	assert.LessOrEqual(t, after.heap, before.heap+4<<20, "live heap after GC")
 }
 
