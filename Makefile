@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor demo test check fmt-check vet staticcheck unit fuzz bench-smoke cross tidy-check
+.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz bench-smoke cross
 
 all: build
 
@@ -43,7 +43,7 @@ demo: deps executor
 TEST_EXTRA :=
 -include $(sort $(wildcard .ci/*.mk))
 
-test: deps fmt-check tidy-check vet cross staticcheck unit fuzz bench-smoke $(TEST_EXTRA)
+test: deps fmt-check tidy-check doc-check vet cross staticcheck unit fuzz bench-smoke $(TEST_EXTRA)
 	@echo "make test: all checks passed"
 
 fmt-check:
@@ -70,6 +70,15 @@ cross:
 # of bench/cmd/benchreport lives in that command's own module).
 tidy-check:
 	@$(GO) mod tidy -diff || { echo "tidy-check: run \`go mod tidy\`"; exit 1; }
+
+# Package docs stay short (at most 60 lines each) and comments stay near
+# the anchors' density (.ci/comment-ratio.sh: at most 0.30); the why
+# lives in RATIONALE.md.
+doc-check:
+	@long=$$(for f in $$(git ls-files '*doc.go'); do [ $$(wc -l < $$f) -le 60 ] || echo $$f; done); \
+	if [ -n "$$long" ]; then echo "doc-check: over 60 lines: $$long"; exit 1; fi
+	@r=$$(.ci/comment-ratio.sh); echo "doc-check: $$r"; \
+	awk -v r="$${r##* }" 'BEGIN { exit !(r <= 0.30) }' || { echo "doc-check: comment-to-code ratio above 0.30"; exit 1; }
 
 staticcheck:
 	$(GO) tool staticcheck ./...
