@@ -1,13 +1,20 @@
-// Package e2e is orcrt-executor's end-to-end suite: it compiles real C and
-// C++ programs with clang-22 and runs each through `llvm-jitlink
-// -oop-executor=<executor>` with LLVM's own llvm-jitlink-executor and with
-// orcrt-executor, requiring the same exit code, stdout and (where
-// deterministic) stderr, plus the expected values of the case table.
+// Package e2e is orcrt-executor's end-to-end suite. For each installed
+// LLVM release (22, 19, 16, 15, 14) it compiles real C and C++ programs
+// with that release's clang, as its users would, and runs each through
+// that release's `llvm-jitlink -oop-executor=<executor>` (pipes, TCP,
+// shared memory) with the release's own llvm-jitlink-executor and with
+// orcrt-executor, requiring the same exit code, stdout and (normalized)
+// stderr. With LLVM 22 both must also meet the case table's expected
+// values; with an older release a case its stock executor fails is
+// logged and not held against orcrt. The suite also runs `lli
+// --remote-mcjit` of every release against lli-child-target, and
+// clang-repl 22 over pipes and shared memory. Each release logs a line
+// "LLVM N <client>: stock passed X/Y, orcrt passed Z/Y".
 //
-// Without Debian's llvm-22 and clang-22 it skips, unless
-// ORCRT_REQUIRE_LLVM=1 (`make test`). ORCRT_E2E_EXECUTOR selects a
-// prebuilt executor. ORCRT_E2E_TARGET=aarch64 (with ORCRT_E2E_ARM64_ROOT;
-// `make arm64-e2e`) runs the suite for arm64 executors under qemu-aarch64;
-// cases whose outcome the target changes carry its expectation
+// Without Debian's packages it skips, unless ORCRT_REQUIRE_LLVM=1 (`make
+// test`). ORCRT_E2E_EXECUTOR selects a prebuilt executor.
+// ORCRT_E2E_TARGET=aarch64 (with ORCRT_E2E_ARM64_ROOT; `make arm64-e2e`)
+// runs the LLVM 22 suite for arm64 executors under qemu-aarch64; cases
+// whose outcome the target changes carry its expectation
 // (target_test.go). Built for arm64 itself, every test skips.
 package e2e
