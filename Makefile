@@ -37,6 +37,11 @@ demo: deps executor
 	@$(LLVM_BIN)/llvm-jitlink -oop-executor=$(CURDIR)/orcrt-executor -orc-runtime=$(ORC_RUNTIME) \
 	  -L/usr/lib/gcc/x86_64-linux-gnu/12 -lstdc++ $(DEMO_OUT)/cxx.o; \
 	  echo "exit code $$? (expected 16)"
+	@for v in 19 16 14; do \
+	  echo "== the same binary, no flag, under LLVM $$v: llvm-jitlink-$$v -oop-executor=./orcrt-executor"; \
+	  clang-$$v -c -fPIC -O1 $(DEMO_SRC)/hello.c -o $(DEMO_OUT)/hello-$$v.o && \
+	  /usr/lib/llvm-$$v/bin/llvm-jitlink -oop-executor=$(CURDIR)/orcrt-executor $(DEMO_OUT)/hello-$$v.o -args a b; \
+	  echo "exit code $$? (expected 7)"; done
 
 # Further checks (benchmark gate, arm64 under emulation, ...) live in
 # .ci/*.mk; each appends its targets to TEST_EXTRA.
