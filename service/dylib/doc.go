@@ -3,10 +3,12 @@
 // controller opens libraries (or the executor process itself) and resolves
 // symbols in them.
 //
-// [Manager.Install] registers the instance and the open and resolve
-// wrappers on a Session under LLVM 22's bootstrap names ([InstanceName],
-// [OpenWrapperName], [ResolveWrapperName]), with the stock semantics and
-// error texts. Beyond them: a symbol whose value is 0 counts as missing,
+// [Manager.Install] registers the instance, the open wrapper and the
+// lookup of the Session's dialect: LLVM 22's resolve ([ResolveWrapperName])
+// or LLVM 14-19's lookup ([LookupWrapperName]), with the stock semantics and
+// error texts. Names added with [Manager.AddProcessSymbol] (orcrt's own
+// functions under older dialects' names, a Go host's functions) answer
+// lookups in the process before dlsym. Beyond them: a symbol whose value is 0 counts as missing,
 // a name holding a NUL byte is looked up up to the NUL (as the stock's C
 // string is), and an empty required name is an error instead of the
 // stock's crash. Libraries are never closed.
