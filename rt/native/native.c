@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "native.h"
+#include "errcopy.h"
 #include "_cgo_export.h"
 
 // Context synchronization before entering code that may have been
@@ -103,21 +104,6 @@ void *orcrt_malloc_copy(const char *src, size_t n) {
 		memcpy(p, src, n);
 	}
 	return p;
-}
-
-static void orcrt_copy_err(const char *e, char *err, size_t errcap) {
-	if (errcap == 0) {
-		return;
-	}
-	if (e == NULL) {
-		e = "unknown dynamic-linker error";
-	}
-	size_t m = strlen(e);
-	if (m >= errcap) {
-		m = errcap - 1;
-	}
-	memcpy(err, e, m);
-	err[m] = 0;
 }
 
 // dlerror() is per thread: it is read in the same C call as the failing

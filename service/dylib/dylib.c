@@ -4,21 +4,13 @@
 #include <string.h>
 
 #include "dylib.h"
+#include "errcopy.h"
 
 uintptr_t orcrt_dylib_open(const char *path, int flags, char *err, size_t errcap) {
 	void *h = dlopen(path, flags);
-	if (h == NULL && errcap > 0) {
+	if (h == NULL) {
 		// dlerror() is per thread and read in the same C call.
-		const char *e = dlerror();
-		if (e == NULL) {
-			e = "unknown dynamic-linker error";
-		}
-		size_t m = strlen(e);
-		if (m >= errcap) {
-			m = errcap - 1;
-		}
-		memcpy(err, e, m);
-		err[m] = 0;
+		orcrt_copy_err(dlerror(), err, errcap);
 	}
 	return (uintptr_t)h;
 }

@@ -1,6 +1,7 @@
 package dylib
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../../rt/native
 #cgo LDFLAGS: -ldl
 #cgo noescape orcrt_dylib_open
 #cgo nocallback orcrt_dylib_open

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ehframe.h"
+#include "errcopy.h"
 
 struct dwarf_eh_bases {
 	void *tbase, *dbase, *func;
@@ -11,32 +12,17 @@ static void (*orcrt_register_frame)(const void *);
 static void (*orcrt_deregister_frame)(const void *);
 static const void *(*orcrt_find_fde)(void *, struct dwarf_eh_bases *);
 
-static void orcrt_ehframe_err(const char *e, char *err, size_t errcap) {
-	if (errcap == 0) {
-		return;
-	}
-	if (e == NULL) {
-		e = "unknown dynamic-linker error";
-	}
-	size_t m = strlen(e);
-	if (m >= errcap) {
-		m = errcap - 1;
-	}
-	memcpy(err, e, m);
-	err[m] = 0;
-}
-
 int orcrt_ehframe_init(char *err, size_t errcap) {
 	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL);
 	if (h == NULL) {
-		orcrt_ehframe_err(dlerror(), err, errcap);
+		orcrt_copy_err(dlerror(), err, errcap);
 		return -1;
 	}
 	void *r = dlsym(h, "__register_frame");
 	void *d = dlsym(h, "__deregister_frame");
 	void *f = dlsym(h, "_Unwind_Find_FDE");
 	if (r == NULL || d == NULL) {
-		orcrt_ehframe_err("could not register eh-frame: __register_frame function not found", err, errcap);
+		orcrt_copy_err("could not register eh-frame: __register_frame function not found", err, errcap);
 		return -1;
 	}
 	*(void **)&orcrt_register_frame = r;

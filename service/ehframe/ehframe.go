@@ -1,6 +1,7 @@
 package ehframe
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../../rt/native
 #cgo LDFLAGS: -ldl
 #cgo noescape orcrt_ehframe_init
 #cgo nocallback orcrt_ehframe_init
