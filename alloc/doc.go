@@ -1,9 +1,11 @@
-// Package alloc is the executor's memory for JIT'd code as LLVM 22's
-// controller drives it: the SimpleExecutorMemoryManager service
+// Package alloc is the executor's memory for JIT'd code as LLVM's
+// controllers drive it: the SimpleExecutorMemoryManager service
 // ([MemoryManager]), the allocation-action runner ([Runner]) and the
 // ExecutorSharedMemoryMapperService ([SharedMemoryMapper]) of
 // llvm-jitlink -use-memmgr=shared, over package slab. Semantics, ordering
-// and error strings are LLVM 22's (docs/protocol.md §5.1, §5.6, §6);
+// and error strings are LLVM 22's (docs/protocol.md §5.1, §5.6, §6), and
+// LLVM 14-19's finalize and deallocate where the Session's dialect has
+// them (§9);
 // RATIONALE.md ("alloc") lists the deliberate deviations and explains the
 // arenas.
 //

@@ -1,13 +1,14 @@
-// Package executor assembles a complete LLVM 22 compatible ORC executor on
-// an rt.Session: everything the stock llvm-jitlink-executor provides to
-// `llvm-jitlink -oop-executor`, including -orc-runtime. cmd/orcrt-executor
-// is a thin main over it; Go JIT hosts can embed it too.
+// Package executor assembles a complete ORC executor on an rt.Session, for
+// the dialect of any LLVM release orcrt speaks (package rt/dialect):
+// everything the stock llvm-jitlink-executor and lli-child-target provide,
+// including -orc-runtime. cmd/orcrt-executor is a thin main over it; Go JIT
+// hosts embed it with [Open] (host symbols, [Func], [EndDetach]).
 //
 // [New] builds a Session (rt.GoRunner: every incoming call on its own
 // goroutine) with the jit-dispatch, memory manager, dylib manager,
 // memory-access, run-wrapper, EH-frame, JITLoaderGDB and shared-memory
 // mapper services (packages service/... and alloc), advertised in Setup
-// under the 34 LLVM 22 bootstrap names (docs/protocol.md §3.2).
+// under the dialect's bootstrap names (docs/protocol.md §3.2, §9).
 // [Executor.Serve] attaches the SimpleRemoteEPC wire protocol over a
 // connection and serves until the session ends.
 //

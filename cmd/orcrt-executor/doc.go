@@ -1,5 +1,7 @@
-// Command orcrt-executor is a drop-in replacement for LLVM 22's
-// llvm-jitlink-executor, built on orcrt (package executor): run
+// Command orcrt-executor is a drop-in replacement for the
+// llvm-jitlink-executor and lli-child-target of LLVM 14, 15, 16, 19 and
+// 22, one binary for all (it speaks the dialect of the controller that
+// starts it), built on orcrt (package executor): run
 //
 //	llvm-jitlink -oop-executor=/path/to/orcrt-executor prog.o
 //

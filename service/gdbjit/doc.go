@@ -1,7 +1,8 @@
 // Package gdbjit implements the GDB JIT interface on the executor side:
 // the exported C symbols __jit_debug_descriptor and
-// __jit_debug_register_code that gdb and lldb watch, and LLVM 22's
-// llvm_orc_registerJITLoaderGDBAllocAction (docs/protocol.md §5.5), so a
+// __jit_debug_register_code that gdb and lldb watch, LLVM 22's
+// llvm_orc_registerJITLoaderGDBAllocAction (docs/protocol.md §5.5) and
+// LLVM 14-19's llvm_orc_registerJITLoaderGDBWrapper ([LegacyWrapper]), so a
 // debugger attached to the executor sees JIT'd code with its symbols.
 //
 // The action pushes a new entry at the head of the descriptor's list and

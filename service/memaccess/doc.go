@@ -1,6 +1,7 @@
-// Package memaccess implements LLVM 22's bootstrap memory-access wrapper
-// functions (docs/protocol.md §5.3): the 13 __llvm_orc_bootstrap_mem_*
-// wrappers through which the controller reads and writes executor memory.
+// Package memaccess implements the bootstrap memory-access wrapper
+// functions (docs/protocol.md §5.3): the __llvm_orc_bootstrap_mem_*
+// wrappers through which the controller reads and writes executor memory
+// (LLVM 22's 13; the five writes of older dialects).
 //
 // They load and store at whatever addresses the controller names, as the
 // stock executor does: the controller is trusted with the whole address
