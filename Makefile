@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz bench-smoke cross
+.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate bench-smoke cross
 
 all: build
 
@@ -93,6 +93,11 @@ unit:
 
 fuzz:
 	.ci/fuzz-all.sh $(FUZZTIME)
+
+# Each fuzz target's throughput with one worker (FUZZRATE_TIME each).
+FUZZRATE_TIME ?= 60s
+fuzz-rate:
+	.ci/fuzz-rate.sh $(FUZZRATE_TIME)
 
 bench-smoke:
 	$(GO) test -run '^$$' -bench . -benchtime=1x ./...

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Measures every fuzz target's throughput: runs each for a fixed time with
+# one worker and prints its execs, execs/s after the baseline, and the
+# longest stretch without progress (from go test's 3 s progress lines).
+# Usage: .ci/fuzz-rate.sh [fuzztime] (default 60s). `make fuzz-rate`.
+set -uo pipefail
+fuzztime=${1:-60s}
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+printf '%-48s %10s %10s %12s\n' target execs execs/s longest-stall
+for pkg in $(go list ./...); do
+  for t in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+    go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" >"$log" 2>&1
+    awk -v name="${pkg#github.com/orcgo/orcrt/}.$t" '
+      /fuzz: elapsed: .*execs: / {
+        el = $3; sub(/s,$/, "", el); el += 0
+        ex = $5; gsub(/,/, "", ex); ex += 0
+        if (!started) { base_t = el; base_x = ex }
+        if (started && ex == last_x) { stall = el - since } else { since = el }
+        if (stall > longest) longest = stall
+        started = 1; last_x = ex; last_t = el
+      }
+      END {
+        rate = (last_t > base_t) ? (last_x - base_x) / (last_t - base_t) : 0
+        printf "%-48s %10d %10.0f %11ds\n", name, last_x, rate, longest
+      }' "$log"
+  done
+done
