@@ -331,8 +331,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		discErr error
 	)
 	disconnected := make(chan struct{}) // closed when the connection has ended
-	detached := make(chan struct{})     // closed when every service has detached
-	e.s.AddOnDetach(func() { close(detached) })
+	detached := make(chan struct{})     // EndDetach: closed when every service has detached
+	if e.opts.EndOfInput == EndDetach {
+		e.s.AddOnDetach(func() { close(detached) })
+	}
 	var discOnce sync.Once
 	e.s.SetOnDisconnect(func(err error) {
 		discMu.Lock()

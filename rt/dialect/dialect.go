@@ -20,13 +20,9 @@ type Dialect struct {
 	Memory MemoryProtocol
 	// Lookup is the dylib manager's symbol lookup.
 	Lookup LookupProtocol
-	// RunFunctions: run_as_void_function and run_as_int_function exist.
-	RunFunctions bool
 	// MemReads: the __llvm_orc_bootstrap_mem_read_* family and
 	// mem_write_pointers exist.
 	MemReads bool
-	// SharedMemory: the executor offers the shared-memory mapper service.
-	SharedMemory bool
 	// EHFrameRegister and EHFrameDeregister name the EH-frame functions,
 	// SPSError(SPSExecutorAddrRange), in the bootstrap symbols.
 	EHFrameRegister, EHFrameDeregister string
@@ -123,8 +119,6 @@ var (
 		Releases:          []int{14, 15, 16},
 		Memory:            MemoryFinalize,
 		Lookup:            LookupAddrs,
-		RunFunctions:      true, // 16 requires them; 14 and 15 ignore them
-		SharedMemory:      true,
 		EHFrameRegister:   "__llvm_orc_bootstrap_register_ehframe_section_wrapper",
 		EHFrameDeregister: "__llvm_orc_bootstrap_deregister_ehframe_section_wrapper",
 		ProcessSymbols:    legacyProcessSymbols,
@@ -136,8 +130,6 @@ var (
 		SetupBootstrapMap: true,
 		Memory:            MemoryFinalize,
 		Lookup:            LookupSymbolDefs,
-		RunFunctions:      true,
-		SharedMemory:      true,
 		EHFrameRegister:   "llvm_orc_registerEHFrameSectionWrapper",
 		EHFrameDeregister: "llvm_orc_deregisterEHFrameSectionWrapper",
 		ProcessSymbols:    legacyProcessSymbols,
@@ -149,9 +141,7 @@ var (
 		SetupBootstrapMap: true,
 		Memory:            MemoryInitialize,
 		Lookup:            ResolveOptionalDefs,
-		RunFunctions:      true,
 		MemReads:          true,
-		SharedMemory:      true,
 		EHFrameRegister:   "llvm_orc_registerEHFrameAllocAction",
 		EHFrameDeregister: "llvm_orc_deregisterEHFrameAllocAction",
 		GDBAllocAction:    "llvm_orc_registerJITLoaderGDBAllocAction",
@@ -189,12 +179,20 @@ func ForRelease(major int) (*Dialect, error) {
 // Parse reads an LLVM release as ORCRT_LLVM gives it: a major version
 // ("19"), optionally with minor and patch ("19.1.7").
 func Parse(s string) (*Dialect, error) {
+	n, err := parseMajor(s)
+	if err != nil {
+		return nil, err
+	}
+	return ForRelease(n)
+}
+
+func parseMajor(s string) (int, error) {
 	major, _, _ := strings.Cut(strings.TrimSpace(s), ".")
 	n, err := strconv.Atoi(major)
 	if err != nil || n <= 0 {
-		return nil, fmt.Errorf("dialect: %q is not an LLVM version (supported: %s)", s, Supported())
+		return 0, fmt.Errorf("dialect: %q is not an LLVM version (supported: %s)", s, Supported())
 	}
-	return ForRelease(n)
+	return n, nil
 }
 
 // Supported lists the supported releases, "14, 15, 16, 19, 22".
@@ -215,11 +213,14 @@ func Supported() string {
 // release of the controller process pid (0: unknown), else Latest.
 func Choose(env string, pid int) (*Dialect, Evidence, error) {
 	if env != "" {
-		d, err := Parse(env)
+		n, err := parseMajor(env)
 		if err != nil {
 			return nil, Evidence{}, err
 		}
-		n, _ := strconv.Atoi(strings.SplitN(strings.TrimSpace(env), ".", 2)[0])
+		d, err := ForRelease(n)
+		if err != nil {
+			return nil, Evidence{}, err
+		}
 		return d, Evidence{Release: n, How: "ORCRT_LLVM=" + env}, nil
 	}
 	if pid > 0 {

@@ -59,7 +59,7 @@ type CA struct {
 	rel  rt.ReleaseFunc // pool.put, bound once
 
 	state    atomic.Int32  // also read without mu on the result path
-	received atomic.Uint64 // messages read from the controller
+	received atomic.Uint64 // messages the controller sent, stored when the reader ends
 
 	mu         sync.Mutex
 	h          *rt.SessionHandle
@@ -132,6 +132,7 @@ func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 // readLoop is the connection's only reader; it never runs a call.
 func (ca *CA) readLoop() {
 	var err error
+	var n uint64 // counted here, published once: nothing on the per-message path
 loop:
 	for {
 		hdr, payload, rerr := ca.rd.ReadMsg()
@@ -144,7 +145,7 @@ loop:
 			}
 			break
 		}
-		ca.received.Add(1)
+		n++
 		switch hdr.Op {
 		case OpCallWrapper:
 			ca.h.HandleWrapperCallReleasing(hdr.Tag, payload, hdr.SeqNo, ca.rel)
@@ -169,10 +170,12 @@ loop:
 			break loop
 		}
 	}
+	ca.received.Store(n) // before finish, which notifies the Session
 	ca.finish(err)
 }
 
-// Received returns how many messages the controller has sent.
+// Received returns how many messages the controller sent; it is final
+// once the reader has ended (Done is closed).
 func (ca *CA) Received() uint64 { return ca.received.Load() }
 
 // fail starts teardown after a failed write: the first cause wins.

@@ -234,27 +234,32 @@ func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps
 	if !ok {
 		return nil, &UnknownHandleError{Handle: h}
 	}
-	out := make([]sps.Option[sps.SymbolDef], len(set))
-	if lib.path == "" && len(process) > 0 {
-		defer func() {
-			for i, e := range set {
-				if a, ok := process[string(e.Name)]; ok {
-					out[i] = sps.Some(sps.SymbolDef{Addr: a, Flags: ExportedFlags})
-				}
-			}
-		}()
+	if lib.path != "" {
+		process = nil // host and orcrt symbols live in the process only
 	}
-	// Pack the non-empty names, NUL-terminated, for one C call.
-	size, n := 0, 0
-	for _, e := range set {
+	out := make([]sps.Option[sps.SymbolDef], len(set))
+	// Answer process symbols, and pack the other non-empty names,
+	// NUL-terminated, for one C call.
+	dlsym := func(e sps.LookupElement) bool {
 		if len(e.Name) == 0 {
+			return false
+		}
+		_, own := process[string(e.Name)]
+		return !own
+	}
+	size, n := 0, 0
+	for i, e := range set {
+		switch {
+		case len(e.Name) == 0:
 			if e.Required {
 				return nil, StockError(MsgEmptyRequired)
 			}
-			continue
+		case !dlsym(e):
+			out[i] = sps.Some(sps.SymbolDef{Addr: process[string(e.Name)], Flags: ExportedFlags})
+		default:
+			size += len(e.Name) + 1
+			n++
 		}
-		size += len(e.Name) + 1
-		n++
 	}
 	if n == 0 {
 		return out, nil
@@ -262,7 +267,7 @@ func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps
 	names := make([]byte, 0, size)
 	offs := make([]uint64, 0, n)
 	for _, e := range set {
-		if len(e.Name) > 0 {
+		if dlsym(e) {
 			offs = append(offs, uint64(len(names)))
 			names = append(names, e.Name...)
 			names = append(names, 0)
@@ -273,8 +278,8 @@ func (m *Manager) Resolve(h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps
 		(*C.uint64_t)(unsafe.Pointer(&offs[0])), C.size_t(n), (*C.uint64_t)(unsafe.Pointer(&addrs[0])))
 	j := 0
 	for i, e := range set {
-		if len(e.Name) == 0 {
-			continue // None
+		if !dlsym(e) {
+			continue // None, or answered above
 		}
 		switch a := addrs[j]; {
 		case a != 0:

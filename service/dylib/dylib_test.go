@@ -289,3 +289,38 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// TestProcessSymbols: names added with AddProcessSymbol answer lookups in
+// the process handle, ahead of dlsym (even a name libc defines), and only
+// there; the lookups of older dialects see them too.
+func TestProcessSymbols(t *testing.T) {
+	src, answer, _ := testLib()
+	so := svctest.BuildSharedObject(t, "orcrtdylibproc", src)
+	m := dylib.New()
+	require.NoError(t, m.AddProcessSymbol("orcrt_host_fn", 0x1234))
+	require.NoError(t, m.AddProcessSymbol("printf", 0x5678))
+	assert.Error(t, m.AddProcessSymbol("printf", 0x9))
+	assert.Error(t, m.AddProcessSymbol("", 0x9))
+	assert.Equal(t, map[string]sps.Addr{"orcrt_host_fn": 0x1234, "printf": 0x5678}, m.ProcessSymbols())
+
+	self, err := m.Open("", 0)
+	require.NoError(t, err)
+	res, err := m.Resolve(self, []sps.LookupElement{
+		{Name: []byte("orcrt_host_fn"), Required: true},
+		{Name: []byte("printf")},
+		{Name: []byte("malloc")},
+		{Name: []byte("orcrt_no_such_symbol"), Required: true},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, sps.Some(sps.SymbolDef{Addr: 0x1234, Flags: dylib.ExportedFlags}), res[0])
+	assert.Equal(t, sps.Addr(0x5678), res[1].Value.Addr, "ahead of libc's printf")
+	assert.True(t, res[2].OK && res[2].Value.Addr != 0, "other names still go to dlsym")
+	assert.False(t, res[3].OK)
+
+	lib, err := m.Open(so, 0)
+	require.NoError(t, err)
+	res, err = m.Resolve(lib, []sps.LookupElement{{Name: []byte("orcrt_host_fn")}, {Name: []byte(answer)}})
+	require.NoError(t, err)
+	assert.Zero(t, res[0].Value.Addr, "process symbols are the process handle's only")
+	assert.NotZero(t, res[1].Value.Addr)
+}
