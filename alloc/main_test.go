@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/fuzzmin"
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/native"
@@ -32,6 +33,7 @@ type machineCode struct {
 // arenas, shared-memory objects of this process in /dev/shm and mappings
 // of them.
 func TestMain(m *testing.M) {
+	fuzzmin.Bound()
 	code := m.Run()
 	if code == 0 {
 		if err := leaks(); err != nil {

@@ -62,6 +62,11 @@ type Options struct {
 	// EndOfInput says what the end of the controller's connection does
 	// (default EndShutdown, as the stock executor).
 	EndOfInput EndOfInput
+	// Dispatcher runs the controller's calls (nil: each on its own
+	// goroutine, as the stock's thread pool). rt.InlineRunner runs them
+	// one at a time on the connection's reader, in order: deterministic,
+	// but a call waiting for the controller deadlocks under it.
+	Dispatcher rt.Dispatcher
 }
 
 // Executor is one executor session: a Session with the services of its
@@ -184,7 +189,11 @@ func New(opts Options) (*Executor, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	var reportOnce sync.Once
-	gate := &prepGate{next: e.runner, report: func(err error) {
+	var next rt.Dispatcher = e.runner
+	if opts.Dispatcher != nil {
+		next = opts.Dispatcher
+	}
+	gate := &prepGate{next: next, report: func(err error) {
 		reportOnce.Do(func() { e.report(e.s, err) })
 	}}
 	e.s = rt.NewSession(pi, gate, e.report)

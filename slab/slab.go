@@ -91,8 +91,11 @@ type Slab struct {
 	pageSize  uintptr
 	npages    uintptr
 
-	pages    []uint8         // page states
-	execBits []atomic.Uint64 // 1 bit per page: executable and handed out (lock-free reads)
+	pages     []uint8         // page states (mapped by mapPageStates; nil once closed)
+	execBits  []atomic.Uint64 // 1 bit per page: executable and handed out (lock-free reads)
+	execWords uintptr         // execBits[:execWords] may be non-zero
+
+	pagesMap, pagesMapLen uintptr // the mapping under pages
 
 	free    freeList
 	regions []*region // live regions sorted by base
@@ -213,15 +216,41 @@ func New(cfg Config) (*Slab, error) {
 			return nil, opErr("new", 0, size, fmt.Errorf("%w: %w", ErrNotSupported, err))
 		}
 	}
-	if err := s.mapArena(cfg.Name); err != nil {
+	var err error
+	if err = s.mapArena(cfg.Name); err != nil {
 		return nil, opErr("new", 0, size, err)
 	}
-	s.pages = make([]uint8, s.npages)
+	if s.pages, err = s.mapPageStates(); err != nil {
+		_ = s.unmapArena()
+		return nil, opErr("new", 0, size, err)
+	}
 	s.execBits = make([]atomic.Uint64, (s.npages+63)/64)
 	s.free.insert(0, s.npages, false)
 	liveSlabs.Add(1)
 	register(s) // process-wide code lookups (ExecutableAt)
 	return s, nil
+}
+
+// mapPageStates maps the page-state array (a byte per page) outside the
+// Go heap: a 2 GiB arena has 512 Ki pages, of which a session uses a
+// few, and untouched anonymous pages cost neither RSS nor clearing.
+func (s *Slab) mapPageStates() ([]uint8, error) {
+	n := (s.npages + s.pageSize - 1) &^ (s.pageSize - 1)
+	p, err := sysmem.Mmap(0, n, sysmem.ProtRead|sysmem.ProtWrite, sysmem.MapPrivate|sysmem.MapAnonymous|sysmem.MapNoreserve, -1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mapping page states: %w", err)
+	}
+	s.pagesMap, s.pagesMapLen = p, n
+	return sysmem.View(p, n)[:s.npages], nil
+}
+
+// unmapArena undoes mapArena (New's error path).
+func (s *Slab) unmapArena() error {
+	err := sysmem.Munmap(s.base, s.size)
+	if s.dual {
+		err = errors.Join(err, sysmem.Munmap(s.wbase, s.size), sysmem.Close(s.fd))
+	}
+	return err
 }
 
 func (s *Slab) mapArena(name string) error {
@@ -289,7 +318,7 @@ func (s *Slab) Close() error {
 	}
 	s.closed = true
 	unregister(s) // before the arena is unmapped and its range reusable
-	for i := range s.execBits {
+	for i := range s.execBits[:s.execWords] {
 		s.execBits[i].Store(0)
 	}
 	var errs []error
@@ -306,6 +335,10 @@ func (s *Slab) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	if err := sysmem.Munmap(s.pagesMap, s.pagesMapLen); err != nil {
+		errs = append(errs, err)
+	}
+	s.pages = nil
 	for _, r := range s.regions {
 		r.live = false
 	}
@@ -425,6 +458,7 @@ func (s *Slab) setExecBits(lo, hi uintptr, on bool) {
 			mask = (uint64(1)<<n - 1) << b
 		}
 		if on {
+			s.execWords = max(s.execWords, w+1)
 			s.execBits[w].Or(mask)
 		} else {
 			s.execBits[w].And(^mask)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/fuzz/internal/memconn"
+	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
@@ -77,20 +79,29 @@ type outcome struct {
 	out       []byte
 	allocated uint64
 	local     bool // the harness disconnected locally (Hangup allowed)
+	dialect   *dialect.Dialect
 }
 
 // newExecutor builds an executor as orcrt-executor does, with the
 // harness's wire limits, and its world (reserving the placeholder
 // regions).
 func newExecutor(tb testing.TB) (*executor.Executor, *world) {
-	return newExecutorFor(tb, dialect.Latest)
+	return newExecutorFor(tb, dialect.Latest, false)
 }
 
-// newExecutorFor is newExecutor speaking dialect d.
-func newExecutorFor(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world) {
-	ex, err := executor.New(executor.Options{Dialect: d, Wire: &simpleremote.Options{
+// newExecutorFor is newExecutor speaking dialect d. Unless concurrent,
+// calls run one at a time on the reader, in order: the same input then
+// covers the same code every run, which the engine's minimizer needs (a
+// concurrent session makes most inputs look new, and minimizing each
+// costs the engine a minute).
+func newExecutorFor(tb testing.TB, d *dialect.Dialect, concurrent bool) (*executor.Executor, *world) {
+	opts := executor.Options{Dialect: d, Wire: &simpleremote.Options{
 		MaxMessageSize: maxMsg, ReadBufferSize: 4096, HangupTimeout: time.Second,
-	}})
+	}}
+	if !concurrent {
+		opts.Dispatcher = rt.InlineRunner{}
+	}
+	ex, err := executor.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -105,20 +116,31 @@ func newExecutorFor(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *wor
 	return ex, w
 }
 
+// modeDialects is the dialect an input's executor speaks, by bits 4-5
+// of its mode byte.
+var modeDialects = [4]*dialect.Dialect{dialect.LLVM22, dialect.LLVM19, dialect.LLVM14, dialect.LLVM22}
+
+// modeOf returns the mode byte that selects d (with the other bits of m).
+func modeOf(m byte, d *dialect.Dialect) byte {
+	i := slices.Index(modeDialects[:], d)
+	return m&^0x30 | byte(i)<<4
+}
+
 func runSession(tb testing.TB, data []byte) outcome {
 	var m memconn.Mode
+	d := dialect.Latest
 	if len(data) > 0 {
-		m, data = memconn.ParseMode(data[0]), data[1:]
+		m, d, data = memconn.ParseMode(data[0]), modeDialects[data[0]>>4&3], data[1:]
 	}
 	before := memconn.HeapAllocs()
-	ex, w := newExecutor(tb)
+	ex, w := newExecutorFor(tb, d, m.Concurrent)
 	in := w.transform(data)
 	conn := memconn.New(in, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() { errc <- ex.Serve(ctx, conn) }()
-	var o outcome
+	o := outcome{dialect: d}
 	if m.Detach {
 		cancel()
 		o.local = true
@@ -130,12 +152,13 @@ func runSession(tb testing.TB, data []byte) outcome {
 		// be answered (a call that never is, is a hang), then the harness
 		// disconnects locally.
 		calls := countFrames(in, simpleremote.OpCallWrapper)
-		deadline := time.Now().Add(endTimeout)
+		deadline := time.After(endTimeout)
 		for !m.Detach && countFrames(conn.Output(), simpleremote.OpResult) < calls {
-			if time.Now().After(deadline) {
+			select {
+			case <-conn.Wrote():
+			case <-deadline:
 				tb.Fatalf("%d of %d calls unanswered after %v (mode %+v)", calls-countFrames(conn.Output(), simpleremote.OpResult), calls, endTimeout, m)
 			}
-			time.Sleep(time.Millisecond)
 		}
 		cancel()
 		o.local = true
@@ -225,7 +248,7 @@ func checkOutput(t *testing.T, o outcome) {
 	if len(o.out) == 0 && o.local {
 		return // detached before attaching: nothing was ever sent
 	}
-	err := memconn.CheckOutput(o.out, o.local, func(h simpleremote.Header) error {
+	err := memconn.CheckOutput(o.out, o.dialect.SetupCodec(), o.local, func(h simpleremote.Header) error {
 		if h.Op != simpleremote.OpResult {
 			return fmt.Errorf("executorfuzz: executor sent %v", h)
 		}
@@ -241,7 +264,7 @@ func checkOutput(t *testing.T, o outcome) {
 func seedWorld(tb testing.TB) *world { return seedWorldFor(tb, dialect.Latest) }
 
 func seedWorldFor(tb testing.TB, d *dialect.Dialect) *world {
-	ex, w := newExecutorFor(tb, d)
+	ex, w := newExecutorFor(tb, d, false)
 	ex.Close()
 	w.reserved = nil
 	return w
@@ -326,8 +349,46 @@ func addExecutorSeeds(f *testing.F) {
 			f.Add(append([]byte{m}, cat(session[:len(session)/2], fc)...))
 		}
 	}
+	addLegacyExecutorSeeds(f)
 	f.Add([]byte{})
 	f.Add([]byte{0x80})
+}
+
+// addLegacyExecutorSeeds adds a session of LLVM 14-19's own calls for
+// each of their dialects, as their controllers make them.
+func addLegacyExecutorSeeds(f *testing.F) {
+	for _, d := range []*dialect.Dialect{dialect.LLVM14, dialect.LLVM19} {
+		w := seedWorldFor(f, d)
+		sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+		call := func(seq uint64, name string, args []byte) []byte {
+			return wiretest.CallFrame(seq, sym(name), args)
+		}
+		mm, dl := sym(alloc.MemoryManagerInstanceName), sym(dylib.InstanceName)
+		res0 := addrPh(phRes(0, 0))
+		eh := sps.AddrRange{Start: res0, End: res0 + 0x40}
+		lookup := sps.DylibManagerLookupDefs.AppendArgs(nil, dl, 0, []sps.LookupElement{{Name: []byte("printf")}, {Name: []byte("no_such_x"), Required: true}})
+		if d.Lookup == dialect.LookupAddrs {
+			lookup = sps.DylibManagerLookupAddrs.AppendArgs(nil, dl, 0, []sps.LookupElement{{Name: []byte("printf")}, {Name: []byte("llvm_orc_registerJITLoaderGDBWrapper")}})
+		}
+		session := cat(
+			call(0, alloc.MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 0x3000)),
+			call(1, alloc.MemoryManagerFinalizeName, sps.MemoryManagerFinalize.AppendArgs(nil, mm, sps.FinalizeRequest{
+				Segments: []sps.SegFinalizeRequest{
+					{Group: sps.Read | sps.Exec, Addr: res0, Size: 0x66, Content: []byte{0xc3}},
+					{Group: sps.Read | sps.Write, Addr: res0 + 0x1000, Size: 0x1000, Content: []byte("data")},
+				},
+				Actions: []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: sym("llvm_orc_registerJITLoaderGDBWrapper"), Args: sps.RegisterJITLoaderGDBAction.AppendArgs(nil, eh, false)}}},
+			})),
+			call(2, dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "", 0)),
+			call(3, dylib.LookupWrapperName, lookup),
+			call(4, "llvm_orc_deregisterEHFrameSectionWrapper", sps.DeregisterEHFrameAction.AppendArgs(nil, eh)),
+			call(6, alloc.MemoryManagerDeallocateName, sps.MemoryManagerDeallocate.AppendArgs(nil, mm, []sps.Addr{res0, 0xdead000})),
+			call(7, alloc.MemoryManagerFinalizeName, sps.MemoryManagerFinalize.AppendArgs(nil, mm, sps.FinalizeRequest{})),
+		)
+		for _, m := range []byte{0x00, 0x05, 0x85, 0x0d} {
+			f.Add(append([]byte{modeOf(m, d)}, session...))
+		}
+	}
 }
 
 // FuzzExecutor: see the package documentation.

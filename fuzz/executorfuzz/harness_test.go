@@ -188,7 +188,7 @@ func (w *world) sanitizeActions(pairs []sps.ActionPair) {
 // passed on as they are: the wrapper refuses them the same way).
 func (w *world) sanitizeArgs(name string, args []byte) []byte {
 	switch name {
-	case alloc.MemoryManagerInitializeName:
+	case alloc.MemoryManagerInitializeName, alloc.MemoryManagerFinalizeName: // same arguments
 		d := sps.NewDecoder(args)
 		inst := d.Addr()
 		var fr sps.FinalizeRequest

@@ -107,7 +107,7 @@ func (tg target) dialectOf() *dialect.Dialect {
 // slip past both.
 func TestTargetsCoverTheBoundary(t *testing.T) {
 	for _, d := range dialect.All {
-		ex, w := newExecutorFor(t, d)
+		ex, w := newExecutorFor(t, d, false)
 		fuzzed := map[string]bool{}
 		for _, tg := range targets {
 			if tg.dialect != nil && tg.dialect != d {
@@ -162,7 +162,7 @@ func wrapperWorld(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world
 		if st.ex != nil {
 			st.ex.Close()
 		}
-		st.ex, st.w = newExecutorFor(tb, d)
+		st.ex, st.w = newExecutorFor(tb, d, false)
 		st.w.seen = append(st.w.seen, st.w.reserved...)
 		st.calls = 0
 	}

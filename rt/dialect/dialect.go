@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/orcgo/orcrt/sps"
 )
 
 // Dialect is the wire contract of the LLVM releases that speak it, as far
@@ -155,6 +157,14 @@ var All = []*Dialect{LLVM14, LLVM19, LLVM22}
 // Latest is the newest dialect, the default where nothing identifies the
 // controller.
 var Latest = LLVM22
+
+// SetupCodec is the layout of d's Setup message.
+func (d *Dialect) SetupCodec() sps.Codec[sps.SetupInfo] {
+	if d.SetupBootstrapMap {
+		return sps.SetupInfoCodec
+	}
+	return sps.SetupInfoNoMapCodec
+}
 
 // Speaks reports whether release major speaks d.
 func (d *Dialect) Speaks(major int) bool {

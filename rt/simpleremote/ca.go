@@ -102,10 +102,7 @@ func New(conn Conn, opts *Options) *CA {
 // sent it tears down, notifies the Session and returns the error.
 func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 	info := bi.SetupInfo()
-	codec := sps.SetupInfoCodec
-	if !bi.Session().Dialect().SetupBootstrapMap {
-		codec = sps.SetupInfoNoMapCodec
-	}
+	codec := bi.Session().Dialect().SetupCodec()
 	payload := codec.Append(make([]byte, 0, codec.Size(info)), info)
 
 	ca.mu.Lock()

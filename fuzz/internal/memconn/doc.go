@@ -1,7 +1,8 @@
 // Package memconn is the in-memory connection the wire fuzz targets
 // (fuzz/wirefuzz, fuzz/executorfuzz) feed a Session through: the first
 // input byte picks a [Mode] (read chunk size, whether the stream ends in
-// EOF or silence, whether to detach locally at once), [Conn] serves the
+// EOF or silence, whether to detach locally at once, whether calls run
+// concurrently), [Conn] serves the
 // rest in chunks and collects what the executor writes, and [HeapAllocs]
 // measures what one input made the process allocate. [CheckOutput]
 // verifies what an executor wrote as any controller relies on it.

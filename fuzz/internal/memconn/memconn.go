@@ -15,11 +15,14 @@ type Mode struct {
 	Chunk  int  // bytes per Read: one of 1, 7, 32, 33, 100, 4096, 64 KiB, 1 MiB (bits 0-2)
 	Hold   bool // at the end of input, stay silent instead of EOF (bit 7): the executor must disconnect locally
 	Detach bool // disconnect locally right away, racing the input (bit 6)
+	// Concurrent: run the executor's calls concurrently rather than one
+	// at a time in order (bit 3; for harnesses that choose a dispatcher).
+	Concurrent bool
 }
 
 // ParseMode decodes the mode byte; every byte is a valid mode.
 func ParseMode(b byte) Mode {
-	return Mode{Chunk: chunkSizes[b&7], Hold: b&0x80 != 0, Detach: b&0x40 != 0}
+	return Mode{Chunk: chunkSizes[b&7], Hold: b&0x80 != 0, Detach: b&0x40 != 0, Concurrent: b&0x08 != 0}
 }
 
 // Conn is the executor's end of an in-memory connection: Read serves the
@@ -30,6 +33,7 @@ type Conn struct {
 	hold    bool
 	drained chan struct{}
 	closed  chan struct{}
+	wrote   chan struct{} // a token after each Write
 	once    sync.Once
 	dOnce   sync.Once
 
@@ -39,7 +43,7 @@ type Conn struct {
 
 // New returns a Conn serving in as m says. It does not copy in.
 func New(in []byte, m Mode) *Conn {
-	return &Conn{in: in, chunk: max(m.Chunk, 1), hold: m.Hold, drained: make(chan struct{}), closed: make(chan struct{})}
+	return &Conn{in: in, chunk: max(m.Chunk, 1), hold: m.Hold, drained: make(chan struct{}), closed: make(chan struct{}), wrote: make(chan struct{}, 1)}
 }
 
 // Read serves the next chunk of input; at its end io.EOF, or in hold mode
@@ -72,8 +76,17 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	default:
 	}
-	return c.out.Write(p)
+	n, err := c.out.Write(p)
+	select {
+	case c.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
 }
+
+// Wrote receives a token after Writes: a waiter for output checks it,
+// then waits here instead of polling.
+func (c *Conn) Wrote() <-chan struct{} { return c.wrote }
 
 // Close ends the connection; it is idempotent.
 func (c *Conn) Close() error {

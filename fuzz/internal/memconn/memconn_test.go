@@ -19,6 +19,7 @@ func TestParseMode(t *testing.T) {
 		{0x05, Mode{Chunk: 4096}},
 		{0x47, Mode{Chunk: 1 << 20, Detach: true}},
 		{0x82, Mode{Chunk: 32, Hold: true}},
+		{0x0b, Mode{Chunk: 33, Concurrent: true}},
 	} {
 		assert.Equal(t, tc.want, ParseMode(tc.b), "byte %#x", tc.b)
 	}

@@ -12,19 +12,19 @@ import (
 )
 
 // CheckOutput verifies an executor's output stream as any controller may
-// rely on it: a well-formed Setup first, then only Results (with a zero
+// rely on it: a well-formed Setup (in layout setup) first, then only Results (with a zero
 // TagAddr), CallWrappers and at most one Hangup (payload 0x00, only if
 // hangupOK: the executor disconnected locally), nothing after the Hangup.
 // visit sees each Result and CallWrapper in order and may refuse it. A
 // stream cut inside a message written as header then payload (over 64
 // KiB, which teardown may interrupt) ends without error.
-func CheckOutput(out []byte, hangupOK bool, visit func(h simpleremote.Header) error) error {
-	r := simpleremote.NewReader(bytes.NewReader(out), math.MaxUint64, 0)
+func CheckOutput(out []byte, setup sps.Codec[sps.SetupInfo], hangupOK bool, visit func(h simpleremote.Header) error) error {
+	r := simpleremote.NewReader(bytes.NewReader(out), math.MaxUint64, 4096)
 	h, p, err := r.ReadMsg()
 	if err != nil || h.Op != simpleremote.OpSetup || h.SeqNo != 0 || h.Tag != 0 {
 		return fmt.Errorf("memconn: first output message: %v, %v", h, err)
 	}
-	if _, err := sps.Unmarshal(sps.SetupInfoCodec, p); err != nil {
+	if _, err := sps.Unmarshal(setup, p); err != nil {
 		return fmt.Errorf("memconn: Setup payload: %w", err)
 	}
 	hungUp := false

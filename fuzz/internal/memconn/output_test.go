@@ -51,7 +51,7 @@ func TestCheckOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
-			err := CheckOutput(tc.out, tc.hangupOK, func(h simpleremote.Header) error {
+			err := CheckOutput(tc.out, sps.SetupInfoCodec, tc.hangupOK, func(h simpleremote.Header) error {
 				n++
 				if tc.visit != nil {
 					return tc.visit(h)

@@ -1,0 +1,13 @@
+package wirefuzz
+
+import (
+	"os"
+	"testing"
+
+	"github.com/orcgo/orcrt/internal/fuzzmin"
+)
+
+func TestMain(m *testing.M) {
+	fuzzmin.Bound()
+	os.Exit(m.Run())
+}

@@ -1,0 +1,30 @@
+// Package fuzzmin bounds the time the fuzzing engine spends minimizing
+// each new input. Under go test's default (-fuzzminimizetime 60s),
+// minimizing one input of a few KiB, or of a target that runs a whole
+// session per input, stops fuzzing for up to a minute; orcrt's fuzz
+// packages call Bound from TestMain. An explicit -test.fuzzminimizetime
+// on the command line always wins.
+package fuzzmin
+
+import "flag"
+
+// Limit is the minimization budget per input Bound sets: a tenth of a
+// second keeps a young corpus, where new inputs come every second or so,
+// fuzzing most of the time. Minimize a crasher with an explicit
+// -test.fuzzminimizetime.
+const Limit = "100ms"
+
+// Bound sets -test.fuzzminimizetime to Limit unless the command line sets
+// it. Call it from TestMain before m.Run.
+func Bound() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.fuzzminimizetime" })
+	if !set {
+		if err := flag.Set("test.fuzzminimizetime", Limit); err != nil {
+			panic("fuzzmin: " + err.Error())
+		}
+	}
+}
