@@ -13,8 +13,9 @@
 # that a benchmark and its anchor (always in the same package) alternate
 # across the run instead of one finishing before the other starts; the
 # machine's drift hits both alike. Whole runs (bench/cmd/wholerun)
-# interleave orcrt and stock run by run. Outputs, all benchstat format:
-# $OUT/<pkg>.txt per package, $OUT/wholerun.txt, $OUT/bench.txt (all of
+# interleave orcrt and stock run by run, and so does LLVM's own C++
+# controller (bench/cppdriver, CPP_BENCHTIME per call, default 500ms). Outputs, all benchstat format:
+# $OUT/<pkg>.txt per package, $OUT/wholerun.txt, $OUT/cppdriver.txt, $OUT/bench.txt (all of
 # them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt.
 set -euo pipefail
 COUNT=${COUNT:-10}
@@ -49,14 +50,18 @@ done
 echo "== whole llvm-jitlink runs (n=$WHOLE_N per executor and program)" >&2
 $GO run ./bench/cmd/wholerun -n "$WHOLE_N" | tee "$OUT/wholerun.txt"
 
+echo "== LLVM 22's C++ controller (bench/cppdriver, $COUNT rounds)" >&2
+COUNT=$COUNT BENCHTIME=${CPP_BENCHTIME:-500ms} OUT="$OUT/cppdriver.txt" bench/cppdriver/run.sh >/dev/null
+touch "$OUT/cppdriver.txt" # empty where llvm-22-dev is missing (run.sh said so)
+
 echo "== tests the targets reference" >&2
 $GO test -count=1 -v -run '^TestOneProtectPerTransition$' ./slab >"$OUT/tests.txt"
 $GO test -count=1 -v -run '^TestAllocCycleSyscalls$' ./bench/allocbench >>"$OUT/tests.txt"
 
-cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun}.txt >"$OUT/bench.txt"
+cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun,cppdriver}.txt >"$OUT/bench.txt"
 
 echo "== benchstat" >&2
-for p in "${PKGS[@]}" wholerun; do
+for p in "${PKGS[@]}" wholerun cppdriver; do
   $GO tool benchstat "$OUT/$p.txt" >"$OUT/$p.benchstat.txt"
 done
 cat "$OUT"/*.benchstat.txt

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"os"
 	"runtime"
-	"strings"
 	"testing"
 
-	"github.com/klauspost/cpuid/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -215,19 +213,12 @@ func TestExecutorProcessInfo_Triples(t *testing.T) {
 	}
 }
 
-func TestExecutorProcessInfo_FeatureFormat(t *testing.T) {
-	has := map[cpuid.FeatureID]bool{cpuid.SSE2: true, cpuid.AVX2: true, cpuid.AESNI: true, cpuid.AESARM: true}
-	got := formatFeatures(func(id cpuid.FeatureID) bool { return has[id] })
-	assert.Equal(t, "+sse2,+aes,+avx2", got, "LLVM names, each once, table order")
-	assert.Equal(t, "", formatFeatures(func(cpuid.FeatureID) bool { return false }))
+func TestExecutorProcessInfo_WithFeatures(t *testing.T) {
 	pi, err := DetectProcessInfo()
 	require.NoError(t, err)
-	if runtime.GOARCH == "amd64" {
-		assert.Contains(t, strings.Split(pi.CPUFeatures(), ","), "+sse2", "every amd64 CPU has SSE2")
-	}
-	for _, f := range strings.Split(pi.CPUFeatures(), ",") {
-		assert.True(t, strings.HasPrefix(f, "+"), "feature %q", f)
-	}
+	assert.Empty(t, pi.CPUFeatures(), "the stock executor sends no features")
+	assert.Equal(t, "+sse2", pi.WithFeatures("+sse2").CPUFeatures())
+	assert.Empty(t, pi.CPUFeatures(), "a value")
 }
 
 // ---- SimpleSymbolTableTest ----

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/hostcpu"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -90,6 +91,7 @@ func newTestSession() (*testSession, error) {
 	if err != nil {
 		return nil, err
 	}
+	info = info.WithFeatures(hostcpu.Features()) // a non-empty bootstrap value
 	ts := &testSession{runner: rt.NewGoRunner(0), gates: map[uint64]chan struct{}{}, entered: make(chan uint64, 100), reported: make(chan error, 100)}
 	ts.s = rt.NewSession(info, ts.runner, func(_ *rt.Session, err error) {
 		select {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# run.sh: LLVM 22's C++ controller (csrc/driver.cpp) against orcrt-executor
+# and the stock llvm-jitlink-executor, unpinned and pinned to CPU 0,
+# interleaved round by round (each round: orcrt, stock, orcrt -pin, stock
+# -pin, every call), then orcrt beside stock (benchstat).
+#
+#   bench/cppdriver/run.sh                      # COUNT=10, BENCHTIME=500ms
+#   COUNT=2 BENCHTIME=100ms bench/cppdriver/run.sh
+#   ORCRT_EXECUTOR=/path/to/orcrt-executor bench/cppdriver/run.sh
+#   OUT=results.txt bench/cppdriver/run.sh      # default bench/out/cppdriver.txt
+#
+# OUT is emptied first so that benchstat never mixes runs; every round
+# appends to it. Without llvm-22-dev or clang++-22 it prints the skip and
+# exits 0.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+COUNT=${COUNT:-10}
+BENCHTIME=${BENCHTIME:-500ms}
+BENCH=${BENCH:-all}
+OUT=${OUT:-bench/out/cppdriver.txt}
+STOCK=${STOCK:-/usr/lib/llvm-22/bin/llvm-jitlink-executor}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bench/cppdriver/build.sh "$tmp/cppdriver"
+[[ -x $tmp/cppdriver ]] || exit 0 # build.sh printed why
+
+exe=${ORCRT_EXECUTOR:-}
+if [[ -z $exe ]]; then
+	exe=$tmp/orcrt-executor
+	pgo=()
+	[[ -f profiles/orcrt-executor.pgo ]] && pgo=(-pgo=profiles/orcrt-executor.pgo)
+	go build "${pgo[@]}" -o "$exe" ./cmd/orcrt-executor
+fi
+execs=("orcrt=$exe")
+if [[ -x $STOCK ]]; then
+	execs+=("stock=$STOCK")
+else
+	echo "cppdriver: no stock executor at $STOCK: orcrt only" >&2
+fi
+
+mkdir -p "$(dirname "$OUT")"
+: >"$OUT"
+for ((i = 1; i <= COUNT; i++)); do
+	for pin in "" -pin; do
+		for e in "${execs[@]}"; do
+			"$tmp/cppdriver" $pin -label "${e%%=*}" "${e#*=}" "$BENCH" "$BENCHTIME" >>"$OUT"
+		done
+	done
+	echo "round $i/$COUNT done" >&2
+done
+
+go tool benchstat -col /executor "$OUT"
