@@ -25,16 +25,17 @@ SR=$M/rt/simpleremote
 SERVICES=$M/service/dylib,$M/service/ehframe,$M/service/entry,$M/service/gdbjit,$M/service/jitdispatch,$M/service/memaccess,$M/alloc
 BOOT=$SERVICES,$SR,$M/rt
 
-# target | package directory | -coverpkg
+# target | package directory | -coverpkg (sps for every target that decodes
+# SPS, so that the sps union counts all their corpora)
 TARGETS="
 FuzzDecode|./fuzz/spsfuzz|$M/sps
 FuzzRoundTrip|./fuzz/spsfuzz|$M/sps
 FuzzDiff|./fuzz/spsfuzz|$M/sps
 FuzzReader|./fuzz/wirefuzz|$SR
 FuzzFrames|./fuzz/wirefuzz|$SR
-FuzzExecutor|./fuzz/executorfuzz|$BOOT
-FuzzWrappers|./fuzz/executorfuzz|$BOOT
-FuzzMemoryManagerWrappers|./alloc|$M/alloc
+FuzzExecutor|./fuzz/executorfuzz|$BOOT,$M/sps
+FuzzWrappers|./fuzz/executorfuzz|$BOOT,$M/sps
+FuzzMemoryManagerWrappers|./alloc|$M/alloc,$M/sps
 FuzzSlabOps|./fuzz/slabfuzz|$M/slab
 "
 WIRE_TARGETS=FuzzReader,FuzzFrames

@@ -7,11 +7,13 @@
 //
 // Every target takes one input whose first byte selects a top-level
 // message shape (each LLVM 22 wrapper argument list and result of
-// docs/protocol.md §4.3 and §5, the FinalizeRequest reuse path, the Setup
-// payload, ...; see shapes_test.go) and whose rest is the message. Seeds
-// come from the LLVM-generated golden vectors in
-// sps/testdata/golden/vectors.txt. Inputs that once failed live under
-// testdata/fuzz/FuzzX/ and run as regression tests with plain go test.
+// docs/protocol.md §4.3 and §5, the LLVM 14-19 signatures, the
+// FinalizeRequest reuse path, the Setup payload, every codec alone and
+// as a sequence element, ...; see shapes_test.go) and whose rest is the
+// message. Seeds come from the LLVM-generated golden vectors in
+// sps/testdata/golden/vectors.txt and, where none fits, are made by hand
+// (seeds_test.go). Inputs that once failed live under testdata/fuzz/FuzzX/
+// and run as regression tests with plain go test.
 //
 // The reference decoder is stateless; RefDecode is safe for concurrent
 // use and returns memory it owns.

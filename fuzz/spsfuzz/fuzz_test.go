@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"reflect"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -34,8 +35,12 @@ const (
 const vectorsPath = "../../sps/testdata/golden/vectors.txt"
 
 // addSeeds adds every LLVM-generated golden vector, prefixed with the index
-// of each shape that decodes its key, plus minimal inputs for every shape.
+// of each shape that decodes its key, each shape's hand-made seeds, and
+// minimal inputs for every shape.
 func addSeeds(f *testing.F) {
+	if len(shapes) > 256 {
+		f.Fatalf("%d shapes: the shape byte selects at most 256", len(shapes))
+	}
 	data, err := os.ReadFile(vectorsPath)
 	if err != nil {
 		f.Fatal(err)
@@ -67,8 +72,11 @@ func addSeeds(f *testing.F) {
 		f.Fatal(err)
 	}
 	for i, s := range shapes {
-		if seeded[i] == 0 {
-			f.Fatalf("shape %s has no golden seed", s.name)
+		if seeded[i] == 0 && len(s.seeds) == 0 {
+			f.Fatalf("shape %s has neither a golden nor a hand-made seed", s.name)
+		}
+		for _, b := range s.seeds {
+			f.Add(append([]byte{byte(i)}, b...))
 		}
 		f.Add([]byte{byte(i)})
 		f.Add(append([]byte{byte(i)}, make([]byte, 17)...))
@@ -142,8 +150,13 @@ func FuzzDecode(f *testing.F) {
 // consumed, up to the canonicalizations LLVM's decoder itself applies: a
 // non-zero bool byte re-encodes as 01, and an SPSRemoteAllocGroup keeps
 // only its low four bits. (The reference decoder produces that canonical
-// form.) Size agrees with the encoding, and the encoding decodes back to
-// the same value.
+// form; for a Go map, whose encoding order is unspecified, the encoding
+// must hold the same entries.) Size agrees with the encoding (and for the
+// whole messages, sps.Marshal produces it in a buffer of exactly that
+// size), and the encoding decodes back to the same value. The
+// whole-buffer entry points (sps.Unmarshal, DecodeArgs, DecodeResult)
+// reach the same verdict and value as a Decoder, and decoded values
+// satisfy their shape's invariants.
 func FuzzRoundTrip(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -152,20 +165,43 @@ func FuzzRoundTrip(f *testing.F) {
 			return
 		}
 		v, n, err := s.decode(in)
+		if s.generic != nil {
+			g, gerr := s.generic(in)
+			if !sameError(err, gerr) {
+				t.Fatalf("%s: Decoder error %v, whole-buffer decode %v", s.name, err, gerr)
+			}
+			if err == nil && !reflect.DeepEqual(g, v) {
+				t.Fatalf("%s: whole-buffer decode differs:\n got %s\nwant %s", s.name, render(g), render(v))
+			}
+		}
 		if err != nil {
 			return
 		}
 		want := render(v) // before any reuse of the decode's storage
+		if s.check != nil {
+			if err := s.check(v); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+		}
 		enc := s.encode(v)
 		ref := RefDecode(s.schema, in)
 		if !ref.OK || ref.Consumed != n {
 			t.Fatalf("%s: reference decoder disagrees: ok=%v consumed %d vs %d", s.name, ref.OK, ref.Consumed, n)
 		}
-		if !bytes.Equal(enc, ref.Canon) {
+		if s.unordered {
+			if r := RefDecode(s.schema, enc); len(enc) != len(ref.Canon) || !r.OK || r.Consumed != len(enc) || r.Render != ref.Render {
+				t.Fatalf("%s: re-encoding %x holds other entries than %x", s.name, enc, ref.Canon)
+			}
+		} else if !bytes.Equal(enc, ref.Canon) {
 			t.Fatalf("%s: re-encoding\n got %x\nwant %x (canonical form of %x)", s.name, enc, ref.Canon, in[:n])
 		}
 		if sz := s.size(v); sz != len(enc) {
 			t.Fatalf("%s: Size %d, encoding %d bytes", s.name, sz, len(enc))
+		}
+		if s.marshal != nil {
+			if m := s.marshal(v); len(m) != len(enc) || cap(m) != len(m) || (!s.unordered && !bytes.Equal(m, enc)) {
+				t.Fatalf("%s: Marshal gave %x (cap %d), the encoding is %x", s.name, m, cap(m), enc)
+			}
 		}
 		v2, n2, err := s.decode(enc)
 		if err != nil || n2 != len(enc) {
@@ -175,6 +211,16 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("%s: value changed in the round trip:\n got %s\nwant %s", s.name, got, want)
 		}
 	})
+}
+
+// sameError reports whether a and b are both nil or both the same
+// *sps.DecodeError (offset, item and reason).
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	var da, db *sps.DecodeError
+	return errors.As(a, &da) && errors.As(b, &db) && *da == *db
 }
 
 // FuzzDiff: package sps and the reference decoder agree on every input:

@@ -1,7 +1,9 @@
 package spsfuzz
 
 import (
+	"bytes"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,24 +24,30 @@ const (
 	opU16
 	opU32
 	opU64
+	opI8
+	opI16
 	opI32
 	opI64
 	opBool
 	opBytes // SPSSequence<char> / SPSString / SPSSequence<uint8_t>
 	opGroup // SPSRemoteAllocGroup
 	opEmpty
+	opAbsent // a Go field with no wire encoding
 	opTuple
 	opSeq
 	opOptional
 	opError
 	opExpected
-	opUniqueMap // SPSSequence<SPSTuple<SPSString, V>> with unique keys
+	opUniqueMap // SPSSequence<SPSTuple<K, V>> with unique keys, in wire order
+	opMap       // the same, decoded into a Go map: rendered sorted
+	opSpan      // SPSExecutorAddrRange checked as a span of n-byte elements
 )
 
 // Schema is one SPS type.
 type Schema struct {
 	op    op
 	elems []*Schema
+	n     uint64 // opSpan: the element size
 }
 
 // Schema constructors.
@@ -48,13 +56,19 @@ var (
 	U16   = &Schema{op: opU16}
 	U32   = &Schema{op: opU32}
 	U64   = &Schema{op: opU64}
+	I8    = &Schema{op: opI8}
+	I16   = &Schema{op: opI16}
 	I32   = &Schema{op: opI32}
 	I64   = &Schema{op: opI64}
 	Bool  = &Schema{op: opBool}
 	Bytes = &Schema{op: opBytes}
 	Group = &Schema{op: opGroup}
 	Empty = &Schema{op: opEmpty}
-	Error = &Schema{op: opError}
+	// Absent is a Go field that the wire does not carry (SetupInfo.Values
+	// in the LLVM 14 Setup layout): nothing consumed, rendered "[]" as
+	// the nil slice is.
+	Absent = &Schema{op: opAbsent}
+	Error  = &Schema{op: opError}
 )
 
 // Tuple is SPSTuple<elems...>.
@@ -70,7 +84,19 @@ func Optional(e *Schema) *Schema { return &Schema{op: opOptional, elems: []*Sche
 func Expected(e *Schema) *Schema { return &Schema{op: opExpected, elems: []*Schema{e}} }
 
 // UniqueMap is a sequence of (string, v) whose keys must be distinct.
-func UniqueMap(v *Schema) *Schema { return &Schema{op: opUniqueMap, elems: []*Schema{v}} }
+func UniqueMap(v *Schema) *Schema { return Entries(Bytes, v) }
+
+// Entries is a sequence of (k, v) whose keys (their canonical bytes) must
+// be distinct, rendered in wire order. k must not be zero-size.
+func Entries(k, v *Schema) *Schema { return &Schema{op: opUniqueMap, elems: []*Schema{k, v}} }
+
+// Map is Entries decoded into an unordered Go map: the entries render
+// sorted by their text, since the Go value keeps no order.
+func Map(k, v *Schema) *Schema { return &Schema{op: opMap, elems: []*Schema{k, v}} }
+
+// Span is an SPSExecutorAddrRange (start, end) that must satisfy
+// start <= end, neither bound all ones, and end-start a multiple of n.
+func Span(n uint64) *Schema { return &Schema{op: opSpan, n: n} }
 
 // RefResult is what the reference decoder makes of an input.
 type RefResult struct {
@@ -160,6 +186,14 @@ func (r *refReader) value(s *Schema, out *strings.Builder) bool {
 		v, ok := r.uint(size)
 		out.WriteString(strconv.FormatUint(v, 10))
 		return ok
+	case opI8:
+		v, ok := r.uint(1)
+		out.WriteString(strconv.FormatInt(int64(int8(uint8(v))), 10))
+		return ok
+	case opI16:
+		v, ok := r.uint(2)
+		out.WriteString(strconv.FormatInt(int64(int16(uint16(v))), 10))
+		return ok
 	case opI32:
 		v, ok := r.uint(4)
 		out.WriteString(strconv.FormatInt(int64(int32(uint32(v))), 10))
@@ -185,6 +219,9 @@ func (r *refReader) value(s *Schema, out *strings.Builder) bool {
 	case opEmpty:
 		out.WriteString("()")
 		return true
+	case opAbsent:
+		out.WriteString("[]")
+		return true
 	case opTuple:
 		out.WriteByte('(')
 		for i, e := range s.elems {
@@ -197,41 +234,57 @@ func (r *refReader) value(s *Schema, out *strings.Builder) bool {
 		}
 		out.WriteByte(')')
 		return true
-	case opSeq, opUniqueMap:
+	case opSeq:
 		n, ok := r.uint(8)
 		if !ok {
 			return false
 		}
-		var keys []string
 		out.WriteByte('[')
 		for i := uint64(0); i < n; i++ {
 			if i > 0 {
 				out.WriteByte(',')
 			}
-			if s.op == opSeq {
-				if !r.value(s.elems[0], out) {
+			if !r.value(s.elems[0], out) {
+				return false
+			}
+		}
+		out.WriteByte(']')
+		return true
+	case opUniqueMap, opMap:
+		n, ok := r.uint(8)
+		if !ok {
+			return false
+		}
+		var keys [][2]int // each key's canonical bytes: r.canon[k[0]:k[1]]
+		var entries []string
+		out.WriteByte('[')
+		for i := uint64(0); i < n; i++ {
+			if s.op == opUniqueMap {
+				if i > 0 {
+					out.WriteByte(',')
+				}
+				if !r.entry(s, out, &keys) {
 					return false
 				}
 				continue
 			}
-			out.WriteByte('(')
-			k, ok := r.str(out)
-			if !ok {
+			var e strings.Builder // rendered alone, to be sorted
+			if !r.entry(s, &e, &keys) {
 				return false
 			}
-			for _, seen := range keys {
-				if seen == string(k) {
-					return false
-				}
-			}
-			keys = append(keys, string(k))
-			out.WriteByte(',')
-			if !r.value(s.elems[0], out) {
-				return false
-			}
-			out.WriteByte(')')
+			entries = append(entries, e.String())
 		}
+		slices.Sort(entries)
+		out.WriteString(strings.Join(entries, ","))
 		out.WriteByte(']')
+		return true
+	case opSpan:
+		start, ok1 := r.uint(8)
+		end, ok2 := r.uint(8)
+		if !ok1 || !ok2 || end < start || start == ^uint64(0) || end == ^uint64(0) || (end-start)%s.n != 0 {
+			return false
+		}
+		out.WriteString("(" + strconv.FormatUint(start, 10) + "," + strconv.FormatUint(end, 10) + ")")
 		return true
 	case opOptional:
 		present, ok := r.flag()
@@ -275,4 +328,27 @@ func (r *refReader) value(s *Schema, out *strings.Builder) bool {
 		return ok
 	}
 	panic("spsfuzz: unknown schema op")
+}
+
+// entry reads one (key, value) of a map into out, failing on a key whose
+// canonical bytes equal an earlier one's.
+func (r *refReader) entry(s *Schema, out *strings.Builder, keys *[][2]int) bool {
+	out.WriteByte('(')
+	start := len(r.canon)
+	if !r.value(s.elems[0], out) {
+		return false
+	}
+	k := r.canon[start:]
+	for _, o := range *keys {
+		if bytes.Equal(r.canon[o[0]:o[1]], k) {
+			return false
+		}
+	}
+	*keys = append(*keys, [2]int{start, len(r.canon)})
+	out.WriteByte(',')
+	if !r.value(s.elems[1], out) {
+		return false
+	}
+	out.WriteByte(')')
+	return true
 }

@@ -33,6 +33,16 @@ func TestRefDecoder(t *testing.T) {
 		{"empty", Empty, nil, true, "()", nil},
 		{"tuple", Tuple(U8, Bool), []byte{1, 0}, true, "(1,false)", nil},
 		{"unique", UniqueMap(U8), append(append(sps.AppendU64(nil, 2), sps.AppendString(nil, "a")...), append([]byte{1}, append(sps.AppendString(nil, "a"), 2)...)...), false, "", nil},
+		{"i8", I8, []byte{0xfe}, true, "-2", nil},
+		{"i16", I16, []byte{0x00, 0x80}, true, "-32768", nil},
+		{"absent", Tuple(U8, Absent, U8), []byte{1, 2}, true, "(1,[],2)", nil},
+		{"entries in wire order", Entries(U8, Bool), []byte{2, 0, 0, 0, 0, 0, 0, 0, 9, 3, 1, 0}, true, "[(9,true),(1,false)]", []byte{2, 0, 0, 0, 0, 0, 0, 0, 9, 1, 1, 0}},
+		{"entries duplicate", Entries(U8, Bool), []byte{2, 0, 0, 0, 0, 0, 0, 0, 9, 1, 9, 0}, false, "", nil},
+		{"map sorted", Map(U8, Bool), []byte{2, 0, 0, 0, 0, 0, 0, 0, 9, 1, 1, 0}, true, "[(1,false),(9,true)]", nil},
+		{"span", Span(4), append(sps.AppendU64(nil, 8), sps.AppendU64(nil, 16)...), true, "(8,16)", nil},
+		{"span not a multiple", Span(4), append(sps.AppendU64(nil, 8), sps.AppendU64(nil, 14)...), false, "", nil},
+		{"span inverted", Span(1), append(sps.AppendU64(nil, 8), sps.AppendU64(nil, 7)...), false, "", nil},
+		{"span all ones", Span(1), append(sps.AppendU64(nil, 8), sps.AppendU64(nil, ^uint64(0))...), false, "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

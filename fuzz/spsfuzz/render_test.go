@@ -3,14 +3,17 @@ package spsfuzz
 import (
 	"encoding/hex"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // render prints a decoded Go value in the reference decoder's text form:
 // integers decimal, byte strings "x"+hex, structs and tuples "(a,b)",
-// sequences "[a,b]" (in wire order), Option none/some(x), SPSError
-// ok/err(xMSG), Expected val(x)/err(xMSG). Reflection is fine in a test.
+// sequences "[a,b]" (in wire order), Go maps "[(k,v),...]" sorted by
+// entry text (as the reference renders an unordered map), Option
+// none/some(x), SPSError ok/err(xMSG), Expected val(x)/err(xMSG).
+// Reflection is fine in a test.
 func render(v any) string {
 	var b strings.Builder
 	if a, ok := v.(argList); ok {
@@ -69,6 +72,21 @@ func renderValue(b *strings.Builder, v reflect.Value) {
 			}
 			renderValue(b, v.Index(i))
 		}
+		b.WriteByte(']')
+	case reflect.Map:
+		entries := make([]string, 0, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			var e strings.Builder
+			e.WriteByte('(')
+			renderValue(&e, it.Key())
+			e.WriteByte(',')
+			renderValue(&e, it.Value())
+			e.WriteByte(')')
+			entries = append(entries, e.String())
+		}
+		slices.Sort(entries)
+		b.WriteByte('[')
+		b.WriteString(strings.Join(entries, ","))
 		b.WriteByte(']')
 	case reflect.Interface:
 		renderValue(b, v.Elem())

@@ -13,6 +13,8 @@
 // parser.
 //
 // The first input byte selects the harness mode (read chunk size, silent
-// controller); the rest is the stream. Failing inputs go to
+// controller; for FuzzFrames a silent controller is a Read that returns
+// 0, nil at the end of the stream, and bit 4 selects NewReader's default
+// size limit); the rest is the stream. Failing inputs go to
 // testdata/fuzz/FuzzX/ and run with plain go test.
 package wirefuzz

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -294,6 +295,27 @@ func addSeeds(f *testing.F) {
 			f.Add(append([]byte{m}, cat(session, fc)...))
 		}
 	}
+	// A Result that arrives well after the nested call it answers was
+	// made (16 KiB read a byte at a time in between): the call is
+	// pending, whatever the scheduling.
+	f.Add(append([]byte{0x00}, cat(
+		wiretest.CallFrame(0, tNested, append(u64(0x77), "x"...)),
+		wiretest.CallFrame(1, tEmpty, make([]byte, 16<<10)),
+		wiretest.ResultFrame(0, []byte("resolved")),
+	)...))
+	// Payloads past payloadEager (64 KiB), read in 1 MiB chunks through a
+	// 640-byte buffer: the first ends in a tail small enough for the
+	// buffer, with the payload buffer still at its eager size; the second
+	// grows the payload buffer while its bytes arrive.
+	for _, n := range []int{64<<10 + 100, 64<<10 + 1000} {
+		f.Add(append([]byte{0x07}, wiretest.CallFrame(0, tEcho, bytes.Repeat([]byte{0xa5}, n))...))
+	}
+	// NewReader's default limit (FuzzFrames), stalling at the end or not.
+	for _, m := range []byte{stockLimit, 0x80 | stockLimit | 0x05} {
+		f.Add(append([]byte{m}, session...))
+		f.Add(append([]byte{m}, cat(session, wiretest.RawHeader(900<<20, 3, 0, 0))...))
+		f.Add(append([]byte{m}, cat(session, wiretest.RawHeader(maxMsg+1, 2, 0, 0))...))
+	}
 	f.Add([]byte{})
 	f.Add([]byte{0x80})
 }
@@ -341,26 +363,51 @@ func refParse(b []byte, max uint64) (hs []simpleremote.Header, ps [][]byte, verd
 	}
 }
 
+// stockLimit is a mode bit of FuzzFrames beyond memconn's: the Reader
+// has NewReader's default MsgSize limit (DefaultMaxMessageSize) instead of
+// the harness's. (Not its default 64 KiB buffer: allocating one per input
+// would slow the target several-fold on those inputs.)
+const stockLimit = 0x10
+
 // FuzzFrames compares the buffered Reader with refParse over arbitrary
-// streams and read patterns.
+// streams and read patterns. In Hold mode the stream stalls at its end
+// (Read returns 0, nil from then on) instead of ending in EOF: where the
+// reference would see the end, the Reader gives up with io.ErrNoProgress.
+// Every header the Reader accepts has a named opcode and a PayloadLen of
+// its payload's length, and MaxMessageSize is the limit it enforces; after
+// an error, ReadMsg returns the same error.
 func FuzzFrames(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m memconn.Mode
+		var stock bool
 		if len(data) > 0 {
-			m, data = memconn.ParseMode(data[0]), data[1:]
+			m, stock, data = memconn.ParseMode(data[0]), data[0]&stockLimit != 0, data[1:]
 		}
-		wantH, wantP, verdict := refParse(data, maxMsg)
+		limit := uint64(maxMsg)
+		if stock {
+			limit = simpleremote.DefaultMaxMessageSize
+		}
+		wantH, wantP, verdict := refParse(data, limit)
+		if m.Hold && (verdict == "EOF" || verdict == simpleremote.MsgUnexpectedEOF) {
+			verdict = io.ErrNoProgress.Error()
+		}
 		before := memconn.HeapAllocs()
-		parseFrames(t, data, m, wantH, wantP, verdict)
+		parseFrames(t, data, m, stock, wantH, wantP, verdict)
 		allocated := memconn.HeapAllocs() - before
 		// The heap statistics are process-wide (the fuzzing engine
 		// allocates too): above the limit, confirm with the least of
-		// three more runs.
-		limit := uint64(4*len(data) + 256<<10)
+		// three more runs. A payload past payloadEager (64 KiB) whose
+		// claim exceeds what arrived grows its buffer, as bytes arrive,
+		// to at most max(4 × its size, received + 1 MiB) (reader.go):
+		// its buffers sum to under 5⅓ × received + 1 MiB.
+		limit = uint64(4*len(data) + 256<<10)
+		if len(data) > 64<<10 {
+			limit += uint64(2*len(data) + 1<<20)
+		}
 		for i := 0; i < 3 && allocated > limit; i++ {
 			before := memconn.HeapAllocs()
-			parseFrames(t, data, m, wantH, wantP, verdict)
+			parseFrames(t, data, m, stock, wantH, wantP, verdict)
 			allocated = min(allocated, memconn.HeapAllocs()-before)
 		}
 		if allocated > limit {
@@ -369,8 +416,15 @@ func FuzzFrames(f *testing.F) {
 	})
 }
 
-func parseFrames(t *testing.T, data []byte, m memconn.Mode, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
-	r := simpleremote.NewReader(&chunked{b: data, n: m.Chunk}, maxMsg, 64+m.Chunk%1000)
+func parseFrames(t *testing.T, data []byte, m memconn.Mode, stock bool, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
+	in := &chunked{b: data, n: m.Chunk, stall: m.Hold}
+	r, limit := simpleremote.NewReader(in, maxMsg, 64+m.Chunk%1000), uint64(maxMsg)
+	if stock {
+		r, limit = simpleremote.NewReader(in, 0, 64+m.Chunk%1000), simpleremote.DefaultMaxMessageSize
+	}
+	if r.MaxMessageSize() != limit {
+		t.Fatalf("MaxMessageSize %d, want %d", r.MaxMessageSize(), limit)
+	}
 	for i := 0; ; i++ {
 		h, p, err := r.ReadMsg()
 		if err != nil {
@@ -381,21 +435,53 @@ func parseFrames(t *testing.T, data []byte, m memconn.Mode, wantH []simpleremote
 			if got != verdict || i != len(wantH) {
 				t.Fatalf("after %d messages: %q; reference: %q after %d", i, got, verdict, len(wantH))
 			}
+			if _, _, again := r.ReadMsg(); again != err {
+				t.Fatalf("ReadMsg after %q returned %v", err, again)
+			}
+			checkRejected(t, h, err)
 			return
 		}
 		if i >= len(wantH) || h != wantH[i] || !bytes.Equal(p, wantP[i]) || (len(p) == 0) != (p == nil) {
 			t.Fatalf("message %d differs from the reference", i)
 		}
+		if h.PayloadLen() != uint64(len(p)) || strings.HasPrefix(h.Op.String(), "Opcode(") {
+			t.Fatalf("message %d: PayloadLen %d of %d bytes, opcode %v", i, h.PayloadLen(), len(p), h.Op)
+		}
 	}
 }
 
+// checkRejected checks the header ReadMsg returns with a header-level
+// error: too small, PayloadLen 0; an unexpected opcode, one without a
+// name, which the header's text shows.
+func checkRejected(t *testing.T, h simpleremote.Header, err error) {
+	t.Helper()
+	switch err {
+	case simpleremote.ErrMessageTooSmall:
+		if h.Size >= simpleremote.HeaderSize || h.PayloadLen() != 0 {
+			t.Fatalf("too small: size %d, PayloadLen %d", h.Size, h.PayloadLen())
+		}
+	case simpleremote.ErrUnexpectedOpcode:
+		name, text := h.Op.String(), h.String()
+		if h.Op.Valid() || !strings.HasPrefix(name, "Opcode(") ||
+			!strings.HasPrefix(text, name) || !strings.HasPrefix(text[len(name):], " seq=") {
+			t.Fatalf("unexpected opcode %d: Valid %t, named %q, header %q", uint64(h.Op), h.Op.Valid(), name, text)
+		}
+	}
+}
+
+// chunked serves b n bytes at a time, then io.EOF, or with stall set
+// nothing: 0, nil (a stalled peer, as io.Reader permits).
 type chunked struct {
-	b []byte
-	n int
+	b     []byte
+	n     int
+	stall bool
 }
 
 func (c *chunked) Read(p []byte) (int, error) {
 	if len(c.b) == 0 {
+		if c.stall {
+			return 0, nil
+		}
 		return 0, io.EOF
 	}
 	n := copy(p[:min(len(p), c.n)], c.b)
