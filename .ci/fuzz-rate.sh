@@ -14,7 +14,12 @@ for pkg in $(go list ./...); do
     go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" >"$log" 2>&1
     awk -v name="${pkg#github.com/orcgo/orcrt/}.$t" '
       /fuzz: elapsed: .*execs: / {
-        el = $3; sub(/s,$/, "", el); el += 0
+        el = $3; sub(/,$/, "", el)  # 3s, 1m0s, 1h2m3s
+        secs = 0
+        if (match(el, /[0-9]+h/)) secs += substr(el, RSTART, RLENGTH - 1) * 3600
+        if (match(el, /[0-9]+m/)) secs += substr(el, RSTART, RLENGTH - 1) * 60
+        if (match(el, /[0-9.]+s/)) secs += substr(el, RSTART, RLENGTH - 1)
+        el = secs
         ex = $5; gsub(/,/, "", ex); ex += 0
         if (!started) { base_t = el; base_x = ex }
         if (started && ex == last_x) { stall = el - since } else { since = el }
