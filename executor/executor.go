@@ -366,7 +366,7 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		prev := runtime.GOMAXPROCS(n)
 		defer runtime.GOMAXPROCS(prev)
 	}
-	startPrepare()           // Setup is out: load the libraries meanwhile
+	startPrepare() // Setup is out: load the libraries meanwhile
 	var flushErr error
 	if e.opts.EndOfInput == EndDetach {
 		<-detached
