@@ -244,11 +244,13 @@ func (s *Slab) mapPageStates() ([]uint8, error) {
 	return sysmem.View(p, n)[:s.npages], nil
 }
 
-// unmapArena undoes mapArena (New's error path).
+// unmapArena undoes mapArena (Close, and New's error path).
 func (s *Slab) unmapArena() error {
 	err := sysmem.Munmap(s.base, s.size)
+	s.st.unmaps.Add(1)
 	if s.dual {
 		err = errors.Join(err, sysmem.Munmap(s.wbase, s.size), sysmem.Close(s.fd))
+		s.st.unmaps.Add(1)
 	}
 	return err
 }
@@ -322,18 +324,8 @@ func (s *Slab) Close() error {
 		s.execBits[i].Store(0)
 	}
 	var errs []error
-	if err := sysmem.Munmap(s.base, s.size); err != nil {
+	if err := s.unmapArena(); err != nil {
 		errs = append(errs, err)
-	}
-	s.st.unmaps.Add(1)
-	if s.dual {
-		if err := sysmem.Munmap(s.wbase, s.size); err != nil {
-			errs = append(errs, err)
-		}
-		s.st.unmaps.Add(1)
-		if err := sysmem.Close(s.fd); err != nil {
-			errs = append(errs, err)
-		}
 	}
 	if err := sysmem.Munmap(s.pagesMap, s.pagesMapLen); err != nil {
 		errs = append(errs, err)

@@ -3,13 +3,9 @@
 package executorfuzz
 
 import (
-	"os"
 	"testing"
 
 	"github.com/orcgo/orcrt/internal/fuzzmin"
 )
 
-func TestMain(m *testing.M) {
-	fuzzmin.Bound()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { fuzzmin.Main(m) }

@@ -1,6 +1,10 @@
 package fuzzmin
 
-import "flag"
+import (
+	"flag"
+	"os"
+	"testing"
+)
 
 // Limit is the minimization budget per input Bound sets: a tenth of a
 // second keeps a young corpus, where new inputs come every second or so,
@@ -21,4 +25,10 @@ func Bound() {
 			panic("fuzzmin: " + err.Error())
 		}
 	}
+}
+
+// Main is a fuzz package's whole TestMain: Bound, then run the tests.
+func Main(m *testing.M) {
+	Bound()
+	os.Exit(m.Run())
 }

@@ -2,16 +2,12 @@ package enginefloor
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/orcgo/orcrt/internal/fuzzmin"
 )
 
-func TestMain(m *testing.M) {
-	fuzzmin.Bound()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { fuzzmin.Main(m) }
 
 // FuzzFloor: inputs of the sizes the real targets' corpora have (a few
 // bytes to a few KiB), and a body with a single branch.
