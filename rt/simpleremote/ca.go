@@ -251,7 +251,7 @@ func (ca *CA) hangup() {
 	defer close(ca.hangupDone)
 	// Closing the connection also wakes a writer stuck on a full pipe.
 	t := time.AfterFunc(ca.opts.HangupTimeout, ca.closeConn)
-	_ = ca.wr.WriteMsg(OpHangup, 0, 0, hangupPayload)
+	_ = ca.wr.WriteLast(OpHangup, 0, 0, hangupPayload)
 	t.Stop()
 	ca.closeConn()
 }
@@ -271,7 +271,9 @@ func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
 	ca.nextSeq++
 	ca.pending[seq] = call
 	ca.mu.Unlock()
-	if err := ca.wr.WriteMsg(OpCallWrapper, seq, tag, args); err != nil {
+	// Between the state check and the write a local Disconnect may have
+	// sent Hangup: the sealed writer refuses the call, the drain fails it.
+	if err := ca.wr.WriteMsg(OpCallWrapper, seq, tag, args); err != nil && err != errSealed {
 		ca.fail(err)
 	}
 }
@@ -284,7 +286,7 @@ func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
 	if ca.state.Load() != stateConnected {
 		return
 	}
-	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil {
+	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil && err != errSealed {
 		ca.fail(err)
 	}
 }

@@ -632,3 +632,69 @@ func TestSetupIsFirst(t *testing.T) {
 		ts.close()
 	}
 }
+
+// TestNothingAfterHangup: calls to the controller and results racing a
+// local disconnect never follow the Hangup on the wire; the calls that
+// lose the race fail as disconnected.
+func TestNothingAfterHangup(t *testing.T) {
+	for round := range 20 {
+		rs := attachRaw(t, nil)
+		var (
+			stop   atomic.Bool
+			wg     sync.WaitGroup
+			failed atomic.Int32
+		)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					rs.ts.s.CallController(0x77, []byte("x"), func(r rt.WrapperResult) {
+						if r.IsOutOfBandError() {
+							failed.Add(1)
+						}
+					})
+				}
+			}()
+		}
+		for i := range 64 { // results in flight too
+			require.NoError(t, rs.wr.WriteMsg(simpleremote.OpCallWrapper, uint64(i), rs.sym[symEcho], []byte("r")))
+		}
+		read := make(chan error, 1)
+		go func() {
+			hungUp := false
+			for {
+				h, _, err := rs.rd.ReadMsg()
+				if err == io.EOF {
+					read <- nil
+					return
+				}
+				if err != nil {
+					read <- err
+					return
+				}
+				if hungUp {
+					read <- fmt.Errorf("round %d: %v after Hangup", round, h)
+					return
+				}
+				hungUp = h.Op == simpleremote.OpHangup
+			}
+		}()
+		for rs.ca.Pending() == 0 { // the callers are running
+			time.Sleep(100 * time.Microsecond)
+		}
+		time.Sleep(time.Duration(round%5) * time.Millisecond)
+		rs.ts.s.Detach(nil)
+		waitDone(t, rs.ca)
+		stop.Store(true)
+		wg.Wait()
+		select {
+		case err := <-read:
+			require.NoError(t, err)
+		case <-time.After(waitLong):
+			t.Fatal("the output did not end")
+		}
+		assert.Positive(t, failed.Load(), "round %d", round)
+		assert.NoError(t, rs.ca.Err())
+	}
+}

@@ -26,6 +26,9 @@ type Writer struct {
 	hdr [HeaderSize]byte
 	vec vecState // platform writev state
 	err error
+	// sealed: WriteLast ran. Checked under mu, so nothing a racing
+	// sender writes can follow the last message.
+	sealed bool
 }
 
 // NewWriter returns a Writer over w.
@@ -39,6 +42,10 @@ func NewWriter(w io.Writer) *Writer {
 	return wr
 }
 
+// errSealed is WriteMsg's answer once WriteLast has run: the peer was
+// told nothing follows. It is not sticky and ends nothing by itself.
+var errSealed = errors.New("simpleremote: message after the last one")
+
 // Vectored reports whether messages go out with writev on a raw
 // descriptor.
 func (w *Writer) Vectored() bool { return w.rc != nil }
@@ -51,8 +58,21 @@ func (w *Writer) WriteMsg(op Opcode, seq uint64, tag sps.Addr, payload []byte) e
 	return w.writeMsgLocked(op, seq, tag, payload)
 }
 
+// WriteLast sends one message like WriteMsg and refuses every later one
+// with errSealed, whether or not this one got out.
+func (w *Writer) WriteLast(op Opcode, seq uint64, tag sps.Addr, payload []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.writeMsgLocked(op, seq, tag, payload)
+	w.sealed = true
+	return err
+}
+
 // writeMsgLocked is WriteMsg with w.mu held.
 func (w *Writer) writeMsgLocked(op Opcode, seq uint64, tag sps.Addr, payload []byte) error {
+	if w.sealed {
+		return errSealed
+	}
 	if w.err != nil {
 		return w.err
 	}
