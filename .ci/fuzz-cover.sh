@@ -10,6 +10,8 @@
 #                          the CA's readLoop, union of FuzzReader and FuzzFrames)
 #   MIN_SERVICES=60        ... any bootstrap service package (service/*, alloc;
 #                          union of the targets covering it)
+#   MIN_DECODING=85        ... any bootstrap service's decoding paths (the
+#                          package without its host-side API, DECODING below)
 # Exit status: 0, a report, unless a target's test fails or a MIN_* is unmet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,10 +37,25 @@ FuzzReader|./fuzz/wirefuzz|$SR
 FuzzFrames|./fuzz/wirefuzz|$SR
 FuzzExecutor|./fuzz/executorfuzz|$BOOT,$M/sps
 FuzzWrappers|./fuzz/executorfuzz|$BOOT,$M/sps
+FuzzConfinedWrappers|./fuzz/executorfuzz|$BOOT,$M/sps
 FuzzMemoryManagerWrappers|./alloc|$M/alloc,$M/sps
 FuzzSlabOps|./fuzz/slabfuzz|$M/slab
 "
 WIRE_TARGETS=FuzzReader,FuzzFrames
+
+# A service's decoding paths: its package without the functions no wrapper
+# call reaches (set-up, and the API a Go host or a test uses; ehframe's
+# report of a libgcc_s that did not load). package | those functions
+# ([file.go:]name)
+DECODING="
+service/dylib|AddProcessSymbol ProcessSymbols Handles
+service/ehframe|FindFDE RegisterFrameAddr Registered Install cstr
+service/entry|
+service/gdbjit|Snapshot LastEntry FormatLastEntry RegisterCodeCalls DescriptorAddr RegisterCodeAddr
+service/jitdispatch|Install
+service/memaccess|
+alloc|NewMemoryManager Register Stats addStats action.go:Unwrap Run RunFinalizeActions RunDeallocActions release acquire notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
+"
 
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
@@ -75,8 +92,26 @@ rl1=$(awk -v s="${rl0:-0}" 's && NR > s && /^}/ { print NR; exit }' "$ca")
 WIRE="$SR/reader.go+$SR/frame.go"
 if [ -n "$rl0" ]; then WIRE="$WIRE+$SR/ca.go:$rl0-$rl1"; fi
 
+# funcRange dir [file.go:]name: file:first-last of func name (a method or
+# not) in dir's non-test files, or in file.go.
+funcRange() {
+  local f l0 l1 files=("$1"/*.go) name=$2
+  if [[ $name == *:* ]]; then files=("$1/${name%%:*}"); name=${name#*:}; fi
+  for f in "${files[@]}"; do
+    [[ $f == *_test.go ]] && continue
+    l0=$(grep -nE "^func (\([^)]*\) )?$name[[(]" "$f" | head -1 | cut -d: -f1 || true)
+    [ -n "$l0" ] || continue
+    l1=$(awk -v s="$l0" 'NR > s && /^}/ { print NR; exit }' "$f")
+    echo "$M/$f:$l0-$l1"
+    return
+  done
+  echo "fuzz-cover: no func $2 in $1" >&2
+  exit 1
+}
+
 # Report rows: section | label | targets | filters ('+'-joined: a package
-# directory, a file, or file:firstline-lastline).
+# directory, a file, or file:firstline-lastline; '!' before one excludes
+# it).
 rows=$dir/rows
 : >"$rows"
 declare -A covering=()
@@ -103,6 +138,14 @@ for p in $(printf '%s\n' "${!covering[@]}" | sort); do
     if [ -n "$rl0" ]; then echo "union|  ca.go readLoop|$wt|$SR/ca.go:$rl0-$rl1" >>"$rows"; fi
     echo "union|  wire (the three above)|$wt|$WIRE" >>"$rows"
   fi
+done
+
+for spec in $(tr ' ' , <<<"$DECODING"); do
+  IFS='|' read -r p fns <<<"$spec"
+  [ -n "${covering[$M/$p]:-}" ] || continue
+  filter=$M/$p
+  for fn in ${fns//,/ }; do filter="$filter+!$(funcRange "$p" "$fn")"; done
+  echo "decode|$p|${covering[$M/$p]}|$filter" >>"$rows"
 done
 
 profiles=()
@@ -132,27 +175,30 @@ awk -v rows="$rows" -v res="$dir/results" -v merged="$dir/merged.out" '
       split(r, a, "|"); nt = split(a[3], ts, ","); nf = split(a[4], fs, "+")
       if (a[1] != sec) {
         if (a[1] == "union") printf "\n%-26s %-30s %11s %7s\n", "union of targets", "package / group", "statements", "cover"
+        if (a[1] == "decode") printf "\n%-26s %-30s %11s %7s\n", "union of targets", "decoding paths", "statements", "cover"
         sec = a[1]
       }
       tot = cov = 0
       for (k in n) {
-        ok = 0
-        for (i = 1; i <= nf && !ok; i++) {
-          fl = fs[i]; lo = 0
+        ok = 0; out = 0
+        for (i = 1; i <= nf && !out; i++) {
+          fl = fs[i]; lo = 0; neg = sub(/^!/, "", fl)
           if (match(fl, /:[0-9]+-[0-9]+$/)) {
             split(substr(fl, RSTART + 1), rg, "-"); lo = rg[1] + 0; hi = rg[2] + 0; fl = substr(fl, 1, RSTART - 1)
           }
-          if (fl ~ /\.go$/) ok = file[k] == fl && (!lo || (line[k] >= lo && line[k] <= hi))
-          else ok = pdir[k] == fl
+          if (fl ~ /\.go$/) m = file[k] == fl && (!lo || (line[k] >= lo && line[k] <= hi))
+          else m = pdir[k] == fl
+          if (m && neg) out = 1
+          else if (m) ok = 1
         }
-        if (!ok) continue
+        if (!ok || out) continue
         seen = h = 0
         for (i = 1; i <= nt; i++) { if ((ts[i], k) in in_) seen = 1; if ((ts[i], k) in hit) h = 1 }
         if (!seen) continue
         tot += n[k]; if (h) cov += n[k]
       }
       pct = tot ? 100 * cov / tot : 0
-      who = a[1] == "union" ? (nt > 1 ? nt " targets" : a[3]) : a[3]
+      who = a[1] != "target" ? (nt > 1 ? nt " targets" : a[3]) : a[3]
       printf "%-26s %-30s %5d/%-5d %6.1f%%\n", who, a[2], cov, tot, pct
       print a[1] "|" a[2] "|" a[3] "|" pct > res
     }
@@ -181,9 +227,9 @@ echo "functions with 0% coverage (no target reached them):"
 
 # Thresholds.
 below() { awk -v p="$1" -v m="$2" 'BEGIN { exit !(p < m) }'; }
-check() { # name minimum label
+check() { # name minimum label [section]
   local p l=${3#"${3%%[! ]*}"}
-  p=$(awk -F'|' -v l="$3" '$1 == "union" && $2 == l { print $4 }' "$dir/results")
+  p=$(awk -F'|' -v l="$3" -v s="${4:-union}" '$1 == s && $2 == l { print $4 }' "$dir/results")
   if [ -z "$p" ]; then echo "MIN_$1: no coverage measured for $l" >&2; status=1
   elif below "$p" "$2"; then printf 'MIN_%s: %s at %.1f%% < %s%%\n' "$1" "$l" "$p" "$2" >&2; status=1; fi
 }
@@ -191,6 +237,9 @@ if [ -n "${MIN_SPS:-}" ]; then check SPS "$MIN_SPS" sps; fi
 if [ -n "${MIN_WIRE:-}" ]; then check WIRE "$MIN_WIRE" "  wire (the three above)"; fi
 if [ -n "${MIN_SERVICES:-}" ]; then
   for p in ${SERVICES//,/ }; do check SERVICES "$MIN_SERVICES" "${p#$M/}"; done
+fi
+if [ -n "${MIN_DECODING:-}" ]; then
+  for spec in $(tr ' ' , <<<"$DECODING"); do check DECODING "$MIN_DECODING" "${spec%%|*}" decode; done
 fi
 echo
 echo "fuzz-cover: $((SECONDS - start))s${OUT:+, profiles in $dir}"

@@ -2,15 +2,17 @@
 # Measures every fuzz target's throughput: runs each for a fixed time with
 # one worker and prints its execs, execs/s after the baseline, and the
 # longest stretch without progress (from go test's 3 s progress lines).
-# Usage: .ci/fuzz-rate.sh [fuzztime] (default 60s). `make fuzz-rate`.
+# Usage: .ci/fuzz-rate.sh [fuzztime [target-regexp]] (default 60s, every
+# target). `make fuzz-rate`.
 set -uo pipefail
 fuzztime=${1:-60s}
+only=${2:-.}
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 printf '%-48s %10s %10s %12s\n' target execs execs/s longest-stall
 for pkg in $(go list ./...); do
-  for t in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+  for t in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' | grep -E -- "$only" || true); do
     go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" >"$log" 2>&1
     awk -v name="${pkg#github.com/orcgo/orcrt/}.$t" '
       /fuzz: elapsed: .*execs: / {

@@ -4,6 +4,7 @@ package alloc
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/orcgo/orcrt/rt"
@@ -47,6 +48,26 @@ func FuzzMemoryManagerWrappers(f *testing.F) {
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.FinalizeLifetime, 0, 0, nil)},
 	}))
 	f.Add(byte(1), []byte{1, 2, 3})
+	// Each stock refusal (docs/protocol.md §5.1), in order: the seeds
+	// share the memory manager.
+	initialize := func(segs ...sps.SegFinalizeRequest) []byte {
+		return sps.MemoryManagerInitialize.AppendArgs(nil, inst, sps.FinalizeRequest{Segments: segs})
+	}
+	f.Add(byte(1), initialize(seg(sps.Read|sps.Write, base+0x8000, 0x10, make([]byte, 0x20))))     // content over the size
+	f.Add(byte(1), initialize(seg(sps.Read, 0x1234000, 0x1000, nil)))                              // in no reservation
+	f.Add(byte(1), initialize(seg(sps.Read, base+0x8000, 0x2000, nil)))                            // a region,
+	f.Add(byte(1), initialize(seg(sps.Read, base+0x9000, 0x2000, nil)))                            // overlapped from above
+	f.Add(byte(1), initialize(seg(sps.Read, base+0x7000, 0x2000, nil)))                            // and from below
+	f.Add(byte(2), sps.MemoryManagerDeinitialize.AppendArgs(nil, inst, []sps.Addr{0x1234000}))     // in no reservation
+	f.Add(byte(2), sps.MemoryManagerDeinitialize.AppendArgs(nil, inst, []sps.Addr{base + 0x8800})) // no region starts there
+	f.Add(byte(2), sps.MemoryManagerDeinitialize.AppendArgs(nil, inst, []sps.Addr{base + 0x8000}))
+	f.Add(byte(1), initialize())                                                                                                              // nothing to do
+	f.Add(byte(1), sps.MemoryManagerInitialize.AppendArgs(nil, inst, sps.FinalizeRequest{Actions: []sps.ActionPair{pair(c.nop(), c.nop())}})) // actions, no segments
+	f.Add(byte(1), initialize(seg(sps.Read, base+0xa000, math.MaxUint64-0x1000, nil)))                                                        // wraps around
+	f.Add(byte(1), initialize(seg(0x7f, base+0xa000, 0x1000, nil)))                                                                           // no such group
+	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, 1<<40))                                                                     // beyond physical memory
+	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, fuzzArenaSize+0x1000))                                                      // an arena of its own
+	f.Add(byte(3), sps.MemoryManagerRelease.AppendArgs(nil, inst+8, nil))                                                                     // no such instance
 	var calls int
 	f.Fuzz(func(t *testing.T, which byte, args []byte) {
 		calls++

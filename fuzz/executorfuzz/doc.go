@@ -21,18 +21,27 @@
 // Every call must return exactly once, in bounded time, with an
 // out-of-band error or bytes that decode as the wrapper's result type.
 //
-// Not fuzzed, because they act on controller-chosen addresses by design
-// (README, "Trust boundary"; RATIONALE.md, "fuzz"): the six mem_write_*
-// wrappers, mem_read_buffers and mem_read_strings, the three run_as_*
-// wrappers and llvm_orc_registerEHFrameAllocAction. Code addresses in
-// inputs are moved to non-canonical addresses unless below 0x10000 or a
-// placeholder, so they reach rt/codemap, which must refuse them.
+// FuzzConfinedWrappers fuzzes the wrappers that act on controller-chosen
+// addresses by design (README, "Trust boundary"; RATIONALE.md, "fuzz"):
+// the six mem_write_* wrappers, mem_read_buffers and mem_read_strings,
+// the three run_as_* wrappers, EH-frame registration (every dialect's
+// name) and a call of a JIT'd wrapper. The harness rewrites the addresses
+// their arguments carry, decoding them as the wrapper does, into memory it
+// owns: a sandbox checked against a shadow copy after every call, a page
+// of empty EH-frame sections, libc's abs and getpid, or addresses the
+// code guard refuses. FuzzWrappers and FuzzExecutor leave these out: code
+// addresses in their inputs are moved to non-canonical addresses unless
+// below 0x10000 or a placeholder, so they reach rt/codemap, which must
+// refuse them.
 //
 // Placeholders: any 8 payload bytes that read, little-endian, as
 // 0xFA110C0D_KKIIIIII stand for an address the fuzzer cannot know. K=0x00
 // is bootstrap symbol number I (sorted, unsafe ones left out); K=0x01 is
 // reservation I>>16 plus offset I&0xffff (reserved by the harness before
 // serving); K=0x02 (FuzzWrappers) is address number I>>16 seen in an
-// earlier result plus offset I&0xffff. Failing inputs go to
+// earlier result plus offset I&0xffff; K=0x03 (FuzzWrappers) is dylib
+// handle number I, opened by the harness (0: the process, 1: libm);
+// K=0x04 (FuzzWrappers) is a shared-memory reservation the harness made,
+// plus offset I. Failing inputs go to
 // testdata/fuzz/FuzzX/ and run with plain go test.
 package executorfuzz

@@ -16,8 +16,8 @@ import (
 )
 
 // excluded are the bootstrap functions on the trusted side of the
-// boundary (see the package documentation): never fuzzed, never named by
-// a placeholder.
+// boundary (see the package documentation): fuzzed only with confined
+// arguments (FuzzConfinedWrappers), never named by a placeholder.
 var excluded = map[string]bool{
 	memaccess.WriteUInt8sName:   true,
 	memaccess.WriteUInt16sName:  true,
@@ -44,6 +44,8 @@ const (
 	kindSymbol  = 0
 	kindReserve = 1
 	kindSeen    = 2
+	kindHandle  = 3
+	kindShared  = 4
 )
 
 func placeholder(kind, idx uint32) uint64 {
@@ -53,6 +55,8 @@ func placeholder(kind, idx uint32) uint64 {
 func phSym(i int) uint64          { return placeholder(kindSymbol, uint32(i)) }
 func phRes(k, off int) uint64     { return placeholder(kindReserve, uint32(k)<<16|uint32(off)) }
 func phSeen(k, off int) uint64    { return placeholder(kindSeen, uint32(k)<<16|uint32(off)) }
+func phHandle(k int) uint64       { return placeholder(kindHandle, uint32(k)) }
+func phShared(off int) uint64     { return placeholder(kindShared, uint32(off)) }
 func addrPh(v uint64) sps.Addr    { return sps.Addr(v) }
 func le64(v uint64) []byte        { return binary.LittleEndian.AppendUint64(nil, v) }
 func cat(bs ...[]byte) []byte     { return slices.Concat(bs...) }
@@ -69,6 +73,8 @@ type world struct {
 	byAddr   map[sps.Addr]string
 	reserved []sps.Addr // kindReserve bases
 	seen     []sps.Addr // kindSeen addresses (FuzzWrappers)
+	handles  []sps.Addr // kindHandle dylib handles (FuzzWrappers): the process, libm
+	shared   sps.Addr   // kindShared base: a shared-memory reservation (FuzzWrappers)
 }
 
 func newWorld(ex *executor.Executor) *world {
@@ -120,6 +126,16 @@ func (w *world) resolve(v uint64) (sps.Addr, bool) {
 			return 0, false
 		}
 		return w.seen[k%len(w.seen)] + sps.Addr(off), true
+	case kindHandle:
+		if len(w.handles) == 0 {
+			return 0, false
+		}
+		return w.handles[(k<<16|off)%len(w.handles)], true
+	case kindShared:
+		if w.shared == 0 {
+			return 0, false
+		}
+		return w.shared + sps.Addr(k<<16|off), true
 	}
 	return 0, false
 }

@@ -4,6 +4,7 @@ package executorfuzz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,8 +104,8 @@ func (tg target) dialectOf() *dialect.Dialect {
 }
 
 // TestTargetsCoverTheBoundary: every bootstrap wrapper function is either
-// fuzzed by FuzzWrappers or deliberately excluded — a new service cannot
-// slip past both.
+// fuzzed by FuzzWrappers or excluded and fuzzed confined — a new service
+// cannot slip past both.
 func TestTargetsCoverTheBoundary(t *testing.T) {
 	for _, d := range dialect.All {
 		ex, w := newExecutorFor(t, d, false)
@@ -125,6 +126,14 @@ func TestTargetsCoverTheBoundary(t *testing.T) {
 			if _, isWrapper := ex.Session().LookupWrapper(a); isWrapper && !fuzzed[name] && !excluded[name] {
 				t.Errorf("%s: bootstrap wrapper %s is neither fuzzed nor excluded", d.Name, name)
 			}
+			if _, isWrapper := ex.Session().LookupWrapper(a); isWrapper && excluded[name] && !slices.ContainsFunc(confinedTargets, func(tg confinedTarget) bool { return tg.name == name }) {
+				t.Errorf("%s: excluded wrapper %s is not fuzzed confined", d.Name, name)
+			}
+		}
+		for _, tg := range confinedTargets {
+			if _, ok := ex.Session().LookupWrapper(w.addr[tg.name]); tg.dialectOf() == d && tg.kind != cJITWrapper && tg.kind != cDispatch && !ok {
+				t.Errorf("%s: confined target %s is not a wrapper function of the executor", d.Name, tg.name)
+			}
 		}
 		ex.Close()
 	}
@@ -144,6 +153,7 @@ type wrapperWorldState struct {
 }
 
 const (
+	sharedSize   = 64 << 10 // the kindShared reservation
 	rebuildEvery = 500
 	maxSeen      = 16
 	callTimeout  = 10 * time.Second
@@ -164,10 +174,35 @@ func wrapperWorld(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world
 		}
 		st.ex, st.w = newExecutorFor(tb, d, false)
 		st.w.seen = append(st.w.seen, st.w.reserved...)
+		for _, lib := range []string{"", "libm.so.6"} {
+			h, err := st.ex.DylibManager().Open(lib, 0)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			st.w.handles = append(st.w.handles, h)
+		}
+		if sm, err := rt.InstanceAt[*alloc.SharedMemoryMapper](st.ex.Session(), st.w.addr[alloc.SharedMapperInstanceName]); err == nil {
+			if st.w.shared, _, err = sm.Reserve(sharedSize); err != nil {
+				tb.Fatal(err)
+			}
+		}
 		st.calls = 0
 	}
 	st.calls++
 	return st.ex, st.w
+}
+
+// closeWrapperWorlds closes the executors FuzzWrappers and
+// FuzzConfinedWrappers share.
+func closeWrapperWorlds() {
+	wrapperState.mu.Lock()
+	defer wrapperState.mu.Unlock()
+	for d, st := range wrapperState.worlds {
+		if st.ex != nil {
+			st.ex.Close()
+		}
+		delete(wrapperState.worlds, d)
+	}
 }
 
 func callWrapper(t *testing.T, s *rt.Session, fn rt.WrapperFunc, args []byte) rt.WrapperResult {
@@ -190,16 +225,7 @@ func callWrapper(t *testing.T, s *rt.Session, fn rt.WrapperFunc, args []byte) rt
 // FuzzWrappers: see the package documentation.
 func FuzzWrappers(f *testing.F) {
 	addWrapperSeeds(f)
-	f.Cleanup(func() {
-		wrapperState.mu.Lock()
-		defer wrapperState.mu.Unlock()
-		for d, st := range wrapperState.worlds {
-			if st.ex != nil {
-				st.ex.Close()
-			}
-			delete(wrapperState.worlds, d)
-		}
-	})
+	f.Cleanup(closeWrapperWorlds)
 	f.Fuzz(func(t *testing.T, which byte, args []byte) {
 		defer watchdog(3 * callTimeout)()
 		wrapperState.mu.Lock()
@@ -266,6 +292,19 @@ func addWrapperSeeds(f *testing.F) {
 		Segments: []sps.SharedSegFinalizeRequest{{Group: sps.Read | sps.Exec, Addr: seen(4, 0), Size: 0x1000}, {Group: sps.Read | sps.Write, Addr: seen(4, 0x1000), Size: 0x1000}},
 		Actions:  []sps.ActionPair{{Finalize: gdb}},
 	}))
+	shared := func(off int) sps.Addr { return addrPh(phShared(off)) }
+	shInit := func(segs ...sps.SharedSegFinalizeRequest) []byte {
+		return sps.SharedMemoryInitialize.AppendArgs(nil, sm, shared(0), sps.SharedFinalizeRequest{Segments: segs, Actions: []sps.ActionPair{{Finalize: gdb}}})
+	}
+	add(alloc.SharedMapperInitializeName, shInit(sps.SharedSegFinalizeRequest{Group: sps.Read | sps.Exec, Addr: shared(0), Size: 0x1000}, sps.SharedSegFinalizeRequest{Group: sps.Read | sps.Write, Addr: shared(0x1000), Size: 0x1000}))
+	add(alloc.SharedMapperInitializeName, shInit(sps.SharedSegFinalizeRequest{Group: sps.Read, Addr: shared(0), Size: 0x10}))            // already initialized
+	add(alloc.SharedMapperInitializeName, shInit(sps.SharedSegFinalizeRequest{Group: sps.Read, Addr: shared(0x2000), Size: sharedSize})) // past the reservation
+	add(alloc.SharedMapperInitializeName, shInit(sps.SharedSegFinalizeRequest{Group: sps.Read | sps.Write | sps.Exec, Addr: shared(0x3000), Size: 0x1000}))
+	add(alloc.SharedMapperInitializeName, sps.SharedMemoryInitialize.AppendArgs(nil, sm, shared(0), sps.SharedFinalizeRequest{
+		Segments: []sps.SharedSegFinalizeRequest{{Group: sps.Read, Addr: shared(0x4000), Size: 0x1000}},
+		Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: sym(ehframe.DeregisterActionName), Args: sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010})}}},
+	})) // a failing action
+	add(alloc.SharedMapperDeinitializeName, sps.SharedMemoryDeinitialize.AppendArgs(nil, sm, []sps.Addr{shared(0), shared(0x4000)}))
 	add(alloc.SharedMapperDeinitializeName, sps.SharedMemoryDeinitialize.AppendArgs(nil, sm, []sps.Addr{seen(5, 0)}))
 	add(alloc.SharedMapperReleaseName, sps.SharedMemoryRelease.AppendArgs(nil, sm, []sps.Addr{seen(4, 0)}))
 	add(dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "", 0))
@@ -274,6 +313,18 @@ func addWrapperSeeds(f *testing.F) {
 	add(dylib.ResolveWrapperName, sps.DylibManagerResolve.AppendArgs(nil, seen(6, 0), []sps.LookupElement{
 		{Name: []byte("printf"), Required: true}, {Name: []byte("no_such_symbol_x")}, {Name: nil},
 	}))
+	proc, libm := addrPh(phHandle(0)), addrPh(phHandle(1))
+	lookups := [][]sps.LookupElement{
+		{{Name: []byte("printf"), Required: true}, {Name: []byte("no_such_symbol_x")}, {Name: nil}},
+		{{Name: nil}},
+		{{Name: nil, Required: true}},
+		{{Name: []byte("cos"), Required: true}, {Name: []byte("printf")}},
+	}
+	for _, h := range []sps.Addr{proc, libm} {
+		for _, set := range lookups {
+			add(dylib.ResolveWrapperName, sps.DylibManagerResolve.AppendArgs(nil, h, set))
+		}
+	}
 	add(memaccess.ReadUInt8sName, sps.ReadUInt8s.AppendArgs(nil, []sps.Addr{seen(0, 0), 0, 0x1000, sym(alloc.MemoryManagerInstanceName)}))
 	add(memaccess.ReadUInt16sName, sps.ReadUInt16s.AppendArgs(nil, []sps.Addr{seen(0, 2)}))
 	add(memaccess.ReadUInt32sName, sps.ReadUInt32s.AppendArgs(nil, []sps.Addr{seen(1, 4)}))
@@ -316,6 +367,20 @@ func addLegacyWrapperSeeds(f *testing.F) {
 		f.Add(at(alloc.MemoryManagerFinalizeName), sps.MemoryManagerFinalize.AppendArgs(nil, mm, sps.FinalizeRequest{}))
 		f.Add(at(alloc.MemoryManagerDeallocateName), sps.MemoryManagerDeallocate.AppendArgs(nil, mm, []sps.Addr{seen(0, 0), 0xdead000}))
 		f.Add(at("llvm_orc_deregisterEHFrameSectionWrapper"), sps.DeregisterEHFrameAction.AppendArgs(nil, rng))
+		lookups := [][]sps.LookupElement{
+			{{Name: []byte("printf")}, {Name: []byte("llvm_orc_registerJITLoaderGDBWrapper"), Required: true}, {Name: []byte("no_such_x")}},
+			{{Name: []byte("printf")}, {Name: []byte("no_such_x"), Required: true}},
+			{{Name: []byte("llvm_orc_registerJITLoaderGDBWrapper")}, {Name: []byte("cos")}},
+		}
+		for _, h := range []sps.Addr{addrPh(phHandle(0)), addrPh(phHandle(1))} {
+			for _, set := range lookups {
+				if d == dialect.LLVM14 {
+					f.Add(at(dylib.LookupWrapperName), sps.DylibManagerLookupAddrs.AppendArgs(nil, dl, h, set))
+				} else {
+					f.Add(at(dylib.LookupWrapperName), sps.DylibManagerLookupDefs.AppendArgs(nil, dl, h, set))
+				}
+			}
+		}
 		if d == dialect.LLVM14 {
 			f.Add(at(dylib.LookupWrapperName), sps.DylibManagerLookupAddrs.AppendArgs(nil, dl, seen(1, 0), []sps.LookupElement{
 				{Name: []byte("printf")}, {Name: []byte("llvm_orc_registerJITLoaderGDBWrapper"), Required: true}, {Name: []byte("no_such_x"), Required: true},
