@@ -370,7 +370,7 @@ func addLegacyWrapperSeeds(f *testing.F) {
 		lookups := [][]sps.LookupElement{
 			{{Name: []byte("printf")}, {Name: []byte("llvm_orc_registerJITLoaderGDBWrapper"), Required: true}, {Name: []byte("no_such_x")}},
 			{{Name: []byte("printf")}, {Name: []byte("no_such_x"), Required: true}},
-			{{Name: []byte("llvm_orc_registerJITLoaderGDBWrapper")}, {Name: []byte("cos")}},
+			{{Name: []byte("llvm_orc_registerJITLoaderGDBWrapper")}, {Name: []byte("cos")}, {Name: nil}},
 		}
 		for _, h := range []sps.Addr{addrPh(phHandle(0)), addrPh(phHandle(1))} {
 			for _, set := range lookups {
