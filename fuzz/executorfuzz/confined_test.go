@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,10 +219,11 @@ func offsetOf(args []byte, d *sps.Decoder) int { return len(args) - len(d.Rest()
 // call that succeeded, apply brings the shadow up to date and the result
 // is checked by check.
 type confinedCall struct {
-	args   []byte
-	writes func(shadow []byte) // what a successful write does
-	fn     uint64              // the function run (cRun*)
-	ehAt   uint64              // the section registered (cEHRegister)
+	args     []byte
+	writes   func(shadow []byte) // what a successful write does
+	fn       uint64              // the function run (cRun*)
+	confined bool                // cReadBuffers: every range is in the sandbox
+	ehAt     uint64              // the section registered (cEHRegister)
 }
 
 func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
@@ -301,7 +303,7 @@ func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
 			binary.LittleEndian.PutUint64(r, a)
 			binary.LittleEndian.PutUint64(r[8:], a+size)
 		}
-		out.args = b
+		out.args, out.confined = b, true
 	case cReadStrings:
 		d := sps.NewDecoder(args)
 		n := d.Count(8, "addresses")
@@ -361,6 +363,19 @@ func (c *confinement) check(t *testing.T, tg confinedTarget, cc confinedCall, r 
 		case cWrite, cWriteBuffers:
 			if msg != tg.dialectOf().DeserializeArgs {
 				t.Fatalf("%s: a write in the sandbox failed: %s", tg.name, msg)
+			}
+		case cReadBuffers:
+			if cc.confined {
+				t.Fatalf("%s: a read in the sandbox failed: %s", tg.name, msg)
+			}
+		case cReadStrings:
+			// Only a string with no terminator before the guard page may fail.
+			addrs, err := sps.ReadStrings.DecodeArgs(cc.args)
+			unterminated := slices.ContainsFunc(addrs, func(a sps.Addr) bool {
+				return bytes.IndexByte(c.shadow[uint64(a)-c.base():], 0) < 0
+			})
+			if err == nil && !unterminated {
+				t.Fatalf("%s: reading terminated strings failed: %s", tg.name, msg)
 			}
 		case cRunMain, cRunVoid, cRunInt:
 			if (cc.fn == uint64(c.abs) || cc.fn == uint64(c.getpid)) && msg != tg.dialectOf().DeserializeArgs {
