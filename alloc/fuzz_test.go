@@ -19,6 +19,8 @@ import (
 // bookkeeping is verified against the kernel afterwards). Action addresses
 // are replaced by a native no-op so that requests that do validate run
 // real actions instead of jumping to random addresses.
+func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
 func FuzzMemoryManagerWrappers(f *testing.F) {
 	const fuzzArenaSize = 1 << 20 // small: Verify walks every page after every call
 	e := newEnv(f, Config{ArenaSize: fuzzArenaSize})
@@ -65,9 +67,12 @@ func FuzzMemoryManagerWrappers(f *testing.F) {
 	f.Add(byte(1), sps.MemoryManagerInitialize.AppendArgs(nil, inst, sps.FinalizeRequest{Actions: []sps.ActionPair{pair(c.nop(), c.nop())}})) // actions, no segments
 	f.Add(byte(1), initialize(seg(sps.Read, base+0xa000, math.MaxUint64-0x1000, nil)))                                                        // wraps around
 	f.Add(byte(1), initialize(seg(0x7f, base+0xa000, 0x1000, nil)))                                                                           // no such group
-	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, 1<<40))                                                                     // beyond physical memory
-	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, fuzzArenaSize+0x1000))                                                      // an arena of its own
-	f.Add(byte(3), sps.MemoryManagerRelease.AppendArgs(nil, inst+8, nil))                                                                     // no such instance
+	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst+8, 0x1000))                                                                  // no such instance
+	f.Add(byte(1), sps.MemoryManagerInitialize.AppendArgs(nil, inst+8, sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read, base+0xb000, 0x1000, nil)}}))
+	f.Add(byte(1), append(le64(uint64(inst)+8), 1, 2, 3))                                // no such instance, and undecodable
+	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, 1<<40))                // beyond physical memory
+	f.Add(byte(0), sps.MemoryManagerReserve.AppendArgs(nil, inst, fuzzArenaSize+0x1000)) // an arena of its own
+	f.Add(byte(3), sps.MemoryManagerRelease.AppendArgs(nil, inst+8, nil))                // no such instance
 	var calls int
 	f.Fuzz(func(t *testing.T, which byte, args []byte) {
 		calls++

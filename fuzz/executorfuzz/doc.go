@@ -41,7 +41,7 @@
 // serving); K=0x02 (FuzzWrappers) is address number I>>16 seen in an
 // earlier result plus offset I&0xffff; K=0x03 (FuzzWrappers) is dylib
 // handle number I, opened by the harness (0: the process, 1: libm);
-// K=0x04 (FuzzWrappers) is a shared-memory reservation the harness made,
-// plus offset I. Failing inputs go to
+// K=0x04 (FuzzWrappers) is shared-memory reservation I>>16 the harness
+// made, plus offset I&0xffff. Failing inputs go to
 // testdata/fuzz/FuzzX/ and run with plain go test.
 package executorfuzz

@@ -56,7 +56,7 @@ func phSym(i int) uint64          { return placeholder(kindSymbol, uint32(i)) }
 func phRes(k, off int) uint64     { return placeholder(kindReserve, uint32(k)<<16|uint32(off)) }
 func phSeen(k, off int) uint64    { return placeholder(kindSeen, uint32(k)<<16|uint32(off)) }
 func phHandle(k int) uint64       { return placeholder(kindHandle, uint32(k)) }
-func phShared(off int) uint64     { return placeholder(kindShared, uint32(off)) }
+func phShared(k, off int) uint64  { return placeholder(kindShared, uint32(k)<<16|uint32(off)) }
 func addrPh(v uint64) sps.Addr    { return sps.Addr(v) }
 func le64(v uint64) []byte        { return binary.LittleEndian.AppendUint64(nil, v) }
 func cat(bs ...[]byte) []byte     { return slices.Concat(bs...) }
@@ -74,7 +74,7 @@ type world struct {
 	reserved []sps.Addr // kindReserve bases
 	seen     []sps.Addr // kindSeen addresses (FuzzWrappers)
 	handles  []sps.Addr // kindHandle dylib handles (FuzzWrappers): the process, libm
-	shared   sps.Addr   // kindShared base: a shared-memory reservation (FuzzWrappers)
+	shared   []sps.Addr // kindShared bases: shared-memory reservations (FuzzWrappers)
 }
 
 func newWorld(ex *executor.Executor) *world {
@@ -132,10 +132,10 @@ func (w *world) resolve(v uint64) (sps.Addr, bool) {
 		}
 		return w.handles[(k<<16|off)%len(w.handles)], true
 	case kindShared:
-		if w.shared == 0 {
+		if len(w.shared) == 0 {
 			return 0, false
 		}
-		return w.shared + sps.Addr(k<<16|off), true
+		return w.shared[k%len(w.shared)] + sps.Addr(off), true
 	}
 	return 0, false
 }

@@ -153,7 +153,7 @@ type wrapperWorldState struct {
 }
 
 const (
-	sharedSize   = 64 << 10 // the kindShared reservation
+	sharedSize   = 64 << 10 // each kindShared reservation
 	rebuildEvery = 500
 	maxSeen      = 16
 	callTimeout  = 10 * time.Second
@@ -182,8 +182,12 @@ func wrapperWorld(tb testing.TB, d *dialect.Dialect) (*executor.Executor, *world
 			st.w.handles = append(st.w.handles, h)
 		}
 		if sm, err := rt.InstanceAt[*alloc.SharedMemoryMapper](st.ex.Session(), st.w.addr[alloc.SharedMapperInstanceName]); err == nil {
-			if st.w.shared, _, err = sm.Reserve(sharedSize); err != nil {
-				tb.Fatal(err)
+			for range 2 {
+				a, _, err := sm.Reserve(sharedSize)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				st.w.shared = append(st.w.shared, a)
 			}
 		}
 		st.calls = 0
@@ -292,7 +296,7 @@ func addWrapperSeeds(f *testing.F) {
 		Segments: []sps.SharedSegFinalizeRequest{{Group: sps.Read | sps.Exec, Addr: seen(4, 0), Size: 0x1000}, {Group: sps.Read | sps.Write, Addr: seen(4, 0x1000), Size: 0x1000}},
 		Actions:  []sps.ActionPair{{Finalize: gdb}},
 	}))
-	shared := func(off int) sps.Addr { return addrPh(phShared(off)) }
+	shared := func(off int) sps.Addr { return addrPh(phShared(off>>16, off&0xffff)) }
 	shInit := func(segs ...sps.SharedSegFinalizeRequest) []byte {
 		return sps.SharedMemoryInitialize.AppendArgs(nil, sm, shared(0), sps.SharedFinalizeRequest{Segments: segs, Actions: []sps.ActionPair{{Finalize: gdb}}})
 	}
@@ -305,6 +309,26 @@ func addWrapperSeeds(f *testing.F) {
 		Actions:  []sps.ActionPair{{Finalize: sps.WrapperCall{Fn: sym(ehframe.DeregisterActionName), Args: sps.DeregisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: 0x1000, End: 0x1010})}}},
 	})) // a failing action
 	add(alloc.SharedMapperDeinitializeName, sps.SharedMemoryDeinitialize.AppendArgs(nil, sm, []sps.Addr{shared(0), shared(0x4000)}))
+	// The second reservation is released with an allocation in it.
+	add(alloc.SharedMapperInitializeName, sps.SharedMemoryInitialize.AppendArgs(nil, sm, shared(1<<16), sps.SharedFinalizeRequest{
+		Segments: []sps.SharedSegFinalizeRequest{{Group: sps.Read, Addr: shared(1 << 16), Size: 0x1000}},
+		Actions:  []sps.ActionPair{{Dealloc: gdb}},
+	}))
+	add(alloc.SharedMapperReleaseName, sps.SharedMemoryRelease.AppendArgs(nil, sm, []sps.Addr{shared(1 << 16), 0x1234000}))
+	add(alloc.SharedMapperInitializeName, sps.SharedMemoryInitialize.AppendArgs(nil, mm, shared(0), sps.SharedFinalizeRequest{})) // another instance
+	add(alloc.SharedMapperInitializeName, append(le64(uint64(mm)), make([]byte, 9)...))                                           // another instance, undecodable
+	add(alloc.SharedMapperInitializeName, append(le64(uint64(sm)), make([]byte, 9)...))                                           // undecodable
+	// Actions that fail: an out-of-band error, and a result that is not
+	// an SPSError.
+	for _, a := range []sps.WrapperCall{
+		{Fn: sym(gdbjit.RegisterActionName), Args: []byte{1, 2, 3}},
+		{Fn: sym(memaccess.ReadUInt8sName), Args: sps.ReadUInt8s.AppendArgs(nil, []sps.Addr{seen(0, 0)})},
+	} {
+		add(alloc.MemoryManagerInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read, Addr: seen(1, 0x8000), Size: 0x100}},
+			Actions:  []sps.ActionPair{{Finalize: a}},
+		}))
+	}
 	add(alloc.SharedMapperDeinitializeName, sps.SharedMemoryDeinitialize.AppendArgs(nil, sm, []sps.Addr{seen(5, 0)}))
 	add(alloc.SharedMapperReleaseName, sps.SharedMemoryRelease.AppendArgs(nil, sm, []sps.Addr{seen(4, 0)}))
 	add(dylib.OpenWrapperName, sps.DylibManagerOpen.AppendArgs(nil, dl, "", 0))
