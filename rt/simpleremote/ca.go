@@ -273,7 +273,7 @@ func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
 	ca.mu.Unlock()
 	// Between the state check and the write a local Disconnect may have
 	// sent Hangup: the sealed writer refuses the call, the drain fails it.
-	if err := ca.wr.WriteMsg(OpCallWrapper, seq, tag, args); err != nil && err != errSealed {
+	if err := ca.wr.WriteMsg(OpCallWrapper, seq, tag, args); err != nil && err != ErrWriterSealed {
 		ca.fail(err)
 	}
 }
@@ -286,7 +286,7 @@ func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
 	if ca.state.Load() != stateConnected {
 		return
 	}
-	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil && err != errSealed {
+	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil && err != ErrWriterSealed {
 		ca.fail(err)
 	}
 }

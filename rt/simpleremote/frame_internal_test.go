@@ -318,6 +318,20 @@ func TestWriterFallback(t *testing.T) {
 	assert.Equal(t, err, w.WriteMsg(OpResult, 2, 0, nil))
 }
 
+// TestWriterLast: after WriteLast nothing more is written, whether by
+// WriteMsg or WriteRaw, and the refusal is not a write error.
+func TestWriterLast(t *testing.T) {
+	var buf countingWriter
+	w := NewWriter(&buf)
+	require.NoError(t, w.WriteLast(OpHangup, 0, 0, []byte{0}))
+	assert.ErrorIs(t, w.WriteMsg(OpResult, 1, 0, []byte("late")), ErrWriterSealed)
+	assert.ErrorIs(t, w.WriteRaw([]byte("raw")), ErrWriterSealed)
+	assert.ErrorIs(t, w.WriteLast(OpHangup, 0, 0, nil), ErrWriterSealed)
+	assert.Equal(t, AppendFrame(nil, OpHangup, 0, 0, []byte{0}), buf.Bytes())
+	var ioe *IOError
+	assert.False(t, errors.As(w.WriteMsg(OpResult, 2, 0, nil), &ioe))
+}
+
 type countingWriter struct {
 	bytes.Buffer
 	n int

@@ -42,16 +42,17 @@ func NewWriter(w io.Writer) *Writer {
 	return wr
 }
 
-// errSealed is WriteMsg's answer once WriteLast has run: the peer was
-// told nothing follows. It is not sticky and ends nothing by itself.
-var errSealed = errors.New("simpleremote: message after the last one")
+// ErrWriterSealed refuses a message once WriteLast has run: the peer was
+// told nothing follows. It is not an *IOError and ends nothing by itself.
+var ErrWriterSealed = errors.New("simpleremote: message after the last one")
 
 // Vectored reports whether messages go out with writev on a raw
 // descriptor.
 func (w *Writer) Vectored() bool { return w.rc != nil }
 
 // WriteMsg sends one message with a header built from op, seq, tag and
-// len(payload). Failures are *IOError (sticky).
+// len(payload). Failures are *IOError (sticky), or ErrWriterSealed after
+// WriteLast.
 func (w *Writer) WriteMsg(op Opcode, seq uint64, tag sps.Addr, payload []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -59,7 +60,7 @@ func (w *Writer) WriteMsg(op Opcode, seq uint64, tag sps.Addr, payload []byte) e
 }
 
 // WriteLast sends one message like WriteMsg and refuses every later one
-// with errSealed, whether or not this one got out.
+// with ErrWriterSealed, whether or not this one got out.
 func (w *Writer) WriteLast(op Opcode, seq uint64, tag sps.Addr, payload []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -71,7 +72,7 @@ func (w *Writer) WriteLast(op Opcode, seq uint64, tag sps.Addr, payload []byte) 
 // writeMsgLocked is WriteMsg with w.mu held.
 func (w *Writer) writeMsgLocked(op Opcode, seq uint64, tag sps.Addr, payload []byte) error {
 	if w.sealed {
-		return errSealed
+		return ErrWriterSealed
 	}
 	if w.err != nil {
 		return w.err
@@ -94,6 +95,9 @@ func (w *Writer) writeMsgLocked(op Opcode, seq uint64, tag sps.Addr, payload []b
 func (w *Writer) WriteRaw(b []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.sealed {
+		return ErrWriterSealed
+	}
 	if w.err != nil {
 		return w.err
 	}
