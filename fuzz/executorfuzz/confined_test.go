@@ -86,9 +86,10 @@ func (tg confinedTarget) dialectOf() *dialect.Dialect {
 	return tg.dialect
 }
 
-// The dispatch session's controller answers tag 1 with the arguments,
-// 2 and 3 with the out-of-band errors of a disconnect and of no
-// controller, and has no handler for the others.
+// newDispatchSession returns a Session with an in-process controller
+// that answers tag 1 with the arguments, 2 and 3 with the out-of-band
+// errors of a disconnect and of no controller, and has no handler for
+// the others.
 func newDispatchSession() (*rt.Session, error) {
 	info, err := rt.DetectProcessInfo()
 	if err != nil {
@@ -215,9 +216,8 @@ func (c *confinement) function(v uint64) uint64 {
 // offsetOf is d's position in args.
 func offsetOf(args []byte, d *sps.Decoder) int { return len(args) - len(d.Rest()) }
 
-// confine rewrites args for tg (a copy when anything changes). After a
-// call that succeeded, apply brings the shadow up to date and the result
-// is checked by check.
+// confinedCall is a call's arguments after confinement, and what check
+// needs to know of them.
 type confinedCall struct {
 	args     []byte
 	writes   func(shadow []byte) // what a successful write does
@@ -226,6 +226,8 @@ type confinedCall struct {
 	ehAt     uint64              // the section registered (cEHRegister)
 }
 
+// confine rewrites the addresses in args for tg, in a copy when anything
+// changes; arguments the wrapper's own decoding refuses stay as they are.
 func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
 	out := confinedCall{args: args}
 	switch tg.kind {
