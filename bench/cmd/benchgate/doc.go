@@ -6,7 +6,7 @@
 // Usage (from the module root; `make bench-gate` / `make bench-gate-full`):
 //
 //	go run ./bench/cmd/benchgate [-base HEAD~1] [-threshold 10%] [-alpha 0.05]
-//	    [-count 10] [-benchtime 100ms] [-cpu N] [-out DIR] PKG=REGEXP...
+//	    [-count 10] [-confirm 10] [-benchtime 100ms] [-cpu N] [-out DIR] PKG=REGEXP...
 //
 // Each PKG=REGEXP is a package directory (./bench/spsbench) and the
 // -bench expression of its gated benchmarks. benchgate checks the base
@@ -22,8 +22,10 @@
 // the Mann-Whitney U test, as benchstat does):
 //
 //   - sec/op: FAIL when head is slower with p < alpha AND its median is
-//     more than -threshold above base's; a significant change within the
-//     threshold is reported ("slower, within threshold") and passes.
+//     more than -threshold above base's, in the first run and again in a
+//     second one of -confirm rounds of its package (DIR/base-confirm.txt,
+//     DIR/head-confirm.txt); a significant change within the threshold is
+//     reported ("slower, within threshold") and passes.
 //     Benchmarks matching -allocs-only have their ns/op reported, not
 //     gated (figures dominated by system calls too variable for any
 //     threshold); their allocations are still gated.

@@ -28,6 +28,7 @@ type config struct {
 	threshold float64
 	alpha     float64
 	count     int
+	confirm   int // rounds of the second run that must agree with a time failure
 	benchtime string
 	cpu       string
 	out       string
@@ -54,6 +55,7 @@ func run() (int, error) {
 	flag.StringVar(&threshold, "threshold", "10%", "slowdown that fails when significant (e.g. 10% or 0.1)")
 	flag.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	flag.IntVar(&c.count, "count", 10, "rounds (samples per benchmark and revision)")
+	flag.IntVar(&c.confirm, "confirm", 10, "rounds of a second run of the packages with a time failure, which must fail too (0: no second run)")
 	flag.StringVar(&c.benchtime, "benchtime", "100ms", "-benchtime of every run")
 	flag.StringVar(&c.cpu, "cpu", strconv.Itoa(runtime.NumCPU()), "-cpu of every run (fixed)")
 	flag.StringVar(&c.out, "out", "bench/out/gate", "output directory")
@@ -70,8 +72,8 @@ func run() (int, error) {
 			return 0, fmt.Errorf("-allocs-only: %w", err)
 		}
 	}
-	if c.count < 2 {
-		return 0, errors.New("-count must be at least 2 (the U test needs samples)")
+	if c.count < 2 || c.confirm == 1 {
+		return 0, errors.New("-count and -confirm must be at least 2 (the U test needs samples); -confirm 0 turns the second run off")
 	}
 	for _, a := range flag.Args() {
 		dir, re, ok := strings.Cut(a, "=")
@@ -139,7 +141,6 @@ func gate(c *config) (int, error) {
 	fmt.Printf("benchgate: %d rounds, -benchtime %s, -cpu %s, threshold %.0f%%, alpha %g\n",
 		c.count, c.benchtime, c.cpu, c.threshold*100, c.alpha)
 
-	type bins struct{ base, head string }
 	var built []bins
 	var newPkgs []string
 	for i, p := range c.pkgs {
@@ -158,42 +159,18 @@ func gate(c *config) (int, error) {
 		built = append(built, b)
 	}
 
-	baseOut, err := os.Create(filepath.Join(out, "base.txt"))
-	if err != nil {
+	all := make([]int, len(c.pkgs))
+	for i := range all {
+		all[i] = i
+	}
+	rd := rounds{c: c, pkgs: all, bins: built, baseTree: baseTree, root: root}
+	baseOut, headOut := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
+	if err := rd.run(c.count, baseOut, headOut); err != nil {
 		return 0, err
 	}
-	defer baseOut.Close()
-	headOut, err := os.Create(filepath.Join(out, "head.txt"))
-	if err != nil {
-		return 0, err
-	}
-	defer headOut.Close()
-	for r := 0; r < c.count; r++ {
-		fmt.Fprintf(os.Stderr, "benchgate: round %d/%d\n", r+1, c.count)
-		for i, p := range c.pkgs {
-			type one struct {
-				bin, tree string
-				w         *os.File
-			}
-			runs := []one{{built[i].base, baseTree, baseOut}, {built[i].head, root, headOut}}
-			if r%2 == 1 {
-				runs[0], runs[1] = runs[1], runs[0]
-			}
-			for _, o := range runs {
-				if o.bin == "" {
-					continue
-				}
-				if err := runBench(c, o.bin, filepath.Join(o.tree, p.dir), p.bench, o.w); err != nil {
-					return 0, err
-				}
-			}
-		}
-	}
-	baseOut.Close()
-	headOut.Close()
 
 	// The full table, whatever the verdict.
-	bs := exec.Command("go", "tool", "benchstat", "base="+baseOut.Name(), "head="+headOut.Name())
+	bs := exec.Command("go", "tool", "benchstat", "base="+baseOut, "head="+headOut)
 	bs.Dir = root
 	bs.Stdout, bs.Stderr = os.Stdout, os.Stderr
 	if err := bs.Run(); err != nil {
@@ -201,24 +178,136 @@ func gate(c *config) (int, error) {
 	}
 	fmt.Println()
 
-	base, err := benchdata.Load(baseOut.Name())
-	if err != nil {
-		return 0, err
-	}
-	head, err := benchdata.Load(headOut.Name())
+	base, head, err := load(baseOut, headOut)
 	if err != nil {
 		return 0, err
 	}
 	for _, p := range newPkgs {
 		fmt.Printf("benchgate: %s: new (the base has no such package)\n", p)
 	}
-	failed := verdicts(c, base, head)
+	failed, slower := verdicts(c, base, head)
+	if len(slower) > 0 && c.confirm > 0 {
+		// A time failure must repeat in a second, independent run of its
+		// packages: one significant result in many is what chance alone
+		// gives now and then.
+		fmt.Printf("\nbenchgate: %d time failure(s): confirming with %d more rounds of their packages\n", len(slower), c.confirm)
+		rd.pkgs = pkgsOf(c, slower)
+		cb, ch := filepath.Join(out, "base-confirm.txt"), filepath.Join(out, "head-confirm.txt")
+		if err := rd.run(c.confirm, cb, ch); err != nil {
+			return 0, err
+		}
+		base2, head2, err := load(cb, ch)
+		if err != nil {
+			return 0, err
+		}
+		failed -= len(slower) - confirmed(c, slower, base2, head2)
+	}
 	if failed > 0 {
 		fmt.Printf("benchgate: FAIL: %d regression(s) against %s\n", failed, c.base)
 		return 1, nil
 	}
 	fmt.Printf("benchgate: PASS: no regression against %s\n", c.base)
 	return 0, nil
+}
+
+type bins struct{ base, head string }
+
+// rounds runs some of the gated packages' binaries, alternating base and
+// head.
+type rounds struct {
+	c              *config
+	pkgs           []int // indices into c.pkgs and bins
+	bins           []bins
+	baseTree, root string
+}
+
+// run writes n rounds to the files baseOut and headOut, created anew.
+func (rd *rounds) run(n int, baseOut, headOut string) error {
+	bf, err := os.Create(baseOut)
+	if err != nil {
+		return err
+	}
+	defer bf.Close()
+	hf, err := os.Create(headOut)
+	if err != nil {
+		return err
+	}
+	defer hf.Close()
+	for r := range n {
+		fmt.Fprintf(os.Stderr, "benchgate: round %d/%d\n", r+1, n)
+		for _, i := range rd.pkgs {
+			p := rd.c.pkgs[i]
+			type one struct {
+				bin, tree string
+				w         *os.File
+			}
+			runs := []one{{rd.bins[i].base, rd.baseTree, bf}, {rd.bins[i].head, rd.root, hf}}
+			if r%2 == 1 {
+				runs[0], runs[1] = runs[1], runs[0]
+			}
+			for _, o := range runs {
+				if o.bin == "" {
+					continue
+				}
+				if err := runBench(rd.c, o.bin, filepath.Join(o.tree, p.dir), p.bench, o.w); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := bf.Close(); err != nil {
+		return err
+	}
+	return hf.Close()
+}
+
+func load(baseOut, headOut string) (base, head *benchdata.Set, err error) {
+	if base, err = benchdata.Load(baseOut); err != nil {
+		return nil, nil, err
+	}
+	head, err = benchdata.Load(headOut)
+	return base, head, err
+}
+
+// pkgsOf returns the indices of the packages the benchmarks keys belong
+// to (a key's Pkg is the last element of its package path).
+func pkgsOf(c *config, keys []benchdata.Key) []int {
+	var idx []int
+	for i, p := range c.pkgs {
+		for _, k := range keys {
+			if k.Pkg == filepath.Base(p.dir) {
+				idx = append(idx, i)
+				break
+			}
+		}
+	}
+	return idx
+}
+
+// confirmed judges the time failures keys again on the second run's
+// samples and returns how many fail there too.
+func confirmed(c *config, keys []benchdata.Key, base, head *benchdata.Set) int {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp\tverdict")
+	n := 0
+	for _, k := range keys {
+		b, h := base.Samples[k]["ns/op"], head.Samples[k]["ns/op"]
+		if len(b) == 0 || len(h) == 0 {
+			fmt.Fprintf(tw, "%s\tns/op\t\t\t\t\tmissing from the second run: FAIL stands\n", k)
+			n++
+			continue
+		}
+		line, fail := judge(c, "ns/op", b, h)
+		if fail {
+			n++
+			line += ", confirmed"
+		} else {
+			line += " (the first run's FAIL is not confirmed)"
+		}
+		fmt.Fprintf(tw, "%s\tns/op\t%s\n", k, line)
+	}
+	tw.Flush()
+	return n
 }
 
 func buildTest(tree, pkg, out string) error {
@@ -254,11 +343,11 @@ func output(dir, name string, args ...string) (string, error) {
 	return string(b), nil
 }
 
-// verdicts prints one line per gated figure and returns the failures.
-func verdicts(c *config, base, head *benchdata.Set) int {
+// verdicts prints one line per gated figure and returns the number of
+// failures, and the benchmarks among them that failed on time.
+func verdicts(c *config, base, head *benchdata.Set) (failed int, slower []benchdata.Key) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp\tverdict")
-	failed := 0
 	for _, k := range head.Keys() {
 		hv := head.Samples[k]
 		bv, ok := base.Samples[k]
@@ -279,6 +368,9 @@ func verdicts(c *config, base, head *benchdata.Set) int {
 			line, fail := judge(c, unit, b, h)
 			if fail {
 				failed++
+				if unit == "ns/op" {
+					slower = append(slower, k)
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", k, unit, line)
 		}
@@ -289,7 +381,7 @@ func verdicts(c *config, base, head *benchdata.Set) int {
 		}
 	}
 	tw.Flush()
-	return failed
+	return failed, slower
 }
 
 // timeGated reports whether the benchmark named name is gated on its

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,5 +68,49 @@ func TestTimeGated(t *testing.T) {
 	}
 	if !timeGated(c, "allocbench:AllocActions/n=4-2") {
 		t.Error("AllocActions does not match -allocs-only: its time is gated")
+	}
+}
+
+// TestConfirmed: a time failure stands only if the second run's samples
+// fail too; pkgsOf finds the packages to run again.
+func TestConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, ns ...int) string {
+		var b strings.Builder
+		b.WriteString("pkg: github.com/orcgo/orcrt/bench/wirebench\n")
+		for _, v := range ns {
+			fmt.Fprintf(&b, "BenchmarkRoundTrip/call=empty-2 \t 1000 \t %d ns/op\n", v)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	same := []int{100, 101, 99, 100, 102, 98, 100, 101, 99, 100}
+	slow := []int{130, 131, 129, 130, 132, 128, 130, 131, 129, 130}
+	c := &config{threshold: 0.10, alpha: 0.05, pkgs: []pkgSpec{{"bench/spsbench", "."}, {"bench/wirebench", "."}}}
+	base, head, err := load(write("b1", same...), write("h1", slow...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, slower := verdicts(c, base, head)
+	if failed != 1 || len(slower) != 1 {
+		t.Fatalf("first run: %d failures, %d on time; want 1, 1", failed, len(slower))
+	}
+	if got := pkgsOf(c, slower); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("pkgsOf = %v, want [1] (wirebench)", got)
+	}
+	base, head, _ = load(write("b2", same...), write("h2", same...))
+	if n := confirmed(c, slower, base, head); n != 0 {
+		t.Errorf("a second run with no change confirmed %d failure(s)", n)
+	}
+	base, head, _ = load(write("b3", same...), write("h3", slow...))
+	if n := confirmed(c, slower, base, head); n != 1 {
+		t.Errorf("a second run as slow confirmed %d failure(s), want 1", n)
+	}
+	base, head, _ = load(write("b4", same...), write("h4"))
+	if n := confirmed(c, slower, base, head); n != 1 {
+		t.Errorf("a benchmark missing from the second run: %d, want the failure to stand", n)
 	}
 }
