@@ -6,7 +6,8 @@ void host_register(uintptr_t fn);
 int32_t host_park(void);
 
 static int counter;
-static int bump(int x) { return counter += x; }
+/* The host calls bump from four goroutines at once. */
+static int bump(int x) { return __atomic_add_fetch(&counter, x, __ATOMIC_SEQ_CST); }
 
 int main(void) {
   host_register((uintptr_t)bump);
