@@ -33,7 +33,12 @@ ORCRT_PROCBENCH_EXECUTOR=$exe go test -run '^$' -bench 'RoundTrip/transport=pipe
 find "$tmp/prof" -empty -delete
 n=$(ls "$tmp/prof" | wc -l)
 echo "pgo: merging $n profiles into $out" >&2
-# Empty profiles (runs too short for a sample) are valid and merge fine.
-go tool pprof -proto "$tmp"/prof/*.pprof >"$tmp/merged.pgo"
+# Profiles without a sample (runs too short for one) go last, largest
+# first: with Go 1.26.8's pprof, a merge whose first profile has no
+# sample loses every Function.start_line, and the compiler rejects a
+# profile without them. The build below catches any other way to lose them.
+go tool pprof -proto $(ls -S "$tmp"/prof/*.pprof) >"$tmp/merged.pgo"
+go build -pgo="$tmp/merged.pgo" -o /dev/null ./cmd/orcrt-executor ||
+  { echo "pgo: go build rejects the merged profile; $out is unchanged" >&2; exit 1; }
 mv "$tmp/merged.pgo" "$out"
 go tool pprof -top -nodecount=15 "$out" 2>/dev/null | head -25 >&2
