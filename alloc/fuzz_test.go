@@ -11,6 +11,9 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
+// le64 is v in little-endian bytes.
+func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
 // FuzzMemoryManagerWrappers feeds arbitrary argument bytes to the four
 // wrappers of a live memory manager. The wrappers must never panic, must
 // answer every call exactly once with either the out-of-band
@@ -19,8 +22,6 @@ import (
 // bookkeeping is verified against the kernel afterwards). Action addresses
 // are replaced by a native no-op so that requests that do validate run
 // real actions instead of jumping to random addresses.
-func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
-
 func FuzzMemoryManagerWrappers(f *testing.F) {
 	const fuzzArenaSize = 1 << 20 // small: Verify walks every page after every call
 	e := newEnv(f, Config{ArenaSize: fuzzArenaSize})

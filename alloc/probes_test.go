@@ -34,7 +34,7 @@ func unhex(t testing.TB, s string) []byte {
 func substBin(b []byte, sub map[uint64]uint64) []byte {
 	out := bytes.Clone(b)
 	for old, nw := range sub {
-		o, n := binary.LittleEndian.AppendUint64(nil, old), binary.LittleEndian.AppendUint64(nil, nw)
+		o, n := le64(old), le64(nw)
 		out = bytes.ReplaceAll(out, o, n)
 	}
 	return out
