@@ -4,14 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -29,6 +32,11 @@ type Config struct {
 	// arena keeps for reuse (slab.Config); 0 means slab.DefaultMaxCached.
 	MaxCached uintptr
 	NoCache   bool
+	// PinWait bounds how long a release or deinitialize waits for Go
+	// calls into the code it frees (Pin); 0 means DefaultPinWait, a
+	// negative value waits for ever. Past it the controller gets a
+	// *PinnedError and the memory is freed when the calls return.
+	PinWait time.Duration
 }
 
 func (c Config) arenaSize() uintptr {
@@ -59,12 +67,14 @@ type MemoryManager struct {
 	mu     sync.Mutex
 	closed bool
 	res    []*reservation // sorted by base
+	dying  []*reservation // released, not yet unmapped: Pin refuses them
 
 	arenaMu sync.Mutex
 	arenas  atomic.Pointer[[]*slab.Slab] // shared arenas, in creation order
 
-	dropped atomic.Uint64 // finalize-lifetime pages given back
-	scratch sync.Pool     // *initScratch
+	dropped atomic.Uint64  // finalize-lifetime pages given back
+	scratch sync.Pool      // *initScratch
+	later   sync.WaitGroup // finishLater goroutines
 }
 
 // reservation is one reserve()d slab (LLVM's SlabInfo).
@@ -94,6 +104,8 @@ type region struct {
 	start, end uint64
 	pending    bool
 	dealloc    []sps.WrapperCall // Args point into one buffer owned by the record
+	sealed     bool              // deinitialized or released: no new pins
+	pin        *keepalive.Group  // Go calls into the region (Pin), or nil
 }
 
 type span struct{ start, end uint64 }
@@ -291,6 +303,11 @@ func enomem(cause error) error {
 
 // unmap gives a dead reservation's memory back.
 func (m *MemoryManager) unmap(r *reservation) error {
+	m.mu.Lock()
+	if i := slices.Index(m.dying, r); i >= 0 {
+		m.dying = slices.Delete(m.dying, i, i+1)
+	}
+	m.mu.Unlock()
 	switch {
 	case r.arena == nil:
 		return nil
@@ -732,9 +749,15 @@ func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
 		}
 		calls := g.dealloc
 		g.dealloc = nil
+		pin := g.sealLocked()
 		res.beginOpLocked()
 		m.mu.Unlock()
 
+		if pin != nil && !awaitPins([]*keepalive.Group{pin}, m.pinDeadline()) {
+			errs = append(errs, &PinnedError{Op: "deinitialize", Addr: k, Wait: m.cfg.pinWait()})
+			m.finishLater(res, calls, []*keepalive.Group{pin})
+			continue
+		}
 		errs = runDealloc(m.s, b, calls, errs)
 		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
 	}
@@ -766,7 +789,11 @@ func (m *MemoryManager) release(bases []sps.Addr) error {
 	var errs []error
 	var doneBuf [4]*reservation
 	done := doneBuf[:0]
-	var calls []sps.WrapperCall
+	var (
+		calls    []sps.WrapperCall
+		pins     []*keepalive.Group
+		deadline time.Time
+	)
 	for i := len(bases) - 1; i >= 0; i-- {
 		base := uint64(bases[i])
 		m.mu.Lock()
@@ -776,17 +803,31 @@ func (m *MemoryManager) release(bases []sps.Addr) error {
 			errs = append(errs, errReleaseNoSlab(m.s.Dialect().ReleaseUnknownBase, base))
 			continue
 		}
-		calls = calls[:0]
+		calls, pins = calls[:0], pins[:0]
 		for _, g := range res.regions {
 			if !g.pending {
 				calls = append(calls, g.dealloc...)
 			}
+			if pin := g.sealLocked(); pin != nil {
+				pins = append(pins, pin)
+			}
 		}
 		m.removeLocked(res)
+		m.dying = append(m.dying, res)
 		res.dead = true
 		res.beginOpLocked()
 		m.mu.Unlock()
 
+		if len(pins) > 0 {
+			if deadline.IsZero() && m.cfg.pinWait() > 0 {
+				deadline = m.pinDeadline() // one wait for the whole call
+			}
+			if !awaitPins(pins, deadline) {
+				errs = append(errs, &PinnedError{Op: "release", Addr: base, Wait: m.cfg.pinWait()})
+				m.finishLater(res, calls, slices.Clone(pins))
+				continue
+			}
+		}
 		errs = runDealloc(m.s, b, calls, errs)
 		done = append(done, res)
 	}
@@ -822,18 +863,31 @@ func (m *MemoryManager) OnShutdown(done func()) {
 		bases[i] = sps.Addr(r.base)
 	}
 	m.mu.Unlock()
-	if err := m.release(bases); err != nil {
+	err := m.release(bases)
+	if err != nil {
 		m.s.ReportError(fmt.Errorf("alloc: releasing memory at shutdown: %w", err))
 	}
 	m.arenaMu.Lock()
 	arenas := *m.arenas.Load()
 	m.arenas.Store(new([]*slab.Slab))
 	m.arenaMu.Unlock()
-	for _, a := range arenas {
-		if err := a.Close(); err != nil {
-			m.s.ReportError(fmt.Errorf("alloc: closing arena at shutdown: %w", err))
+	closeArenas := func() {
+		for _, a := range arenas {
+			if err := a.Close(); err != nil {
+				m.s.ReportError(fmt.Errorf("alloc: closing arena at shutdown: %w", err))
+			}
 		}
 	}
+	// Code that Go calls still run in is unmapped when they return, not
+	// under them; the Session's shutdown does not wait for that.
+	if err != nil && errors.As(err, new(*PinnedError)) {
+		go func() {
+			m.later.Wait()
+			closeArenas()
+		}()
+		return
+	}
+	closeArenas()
 }
 
 // ---- introspection ----

@@ -42,12 +42,14 @@ func (e *Executor) DialectEvidence() dialect.Evidence { return e.why }
 // gives its executor (args without the program name: filedescs=IN,OUT,
 // listen=HOST:PORT, unix=PATH or lli's IN OUT), opens that connection and
 // returns NewFor's Executor for it. Serve it with ex.Serve(ctx, conn).
+// For listen= and unix= it waits for the controller to connect (until ctx
+// ends), after calling opts.OnListen with the address it listens on.
 func Open(ctx context.Context, args []string, opts Options) (*Executor, simpleremote.Conn, error) {
 	pa, err := simpleremote.ParseArgs(args)
 	if err != nil {
 		return nil, nil, fmt.Errorf("executor: %w", err)
 	}
-	conn, err := pa.Spec.Open(ctx)
+	conn, err := pa.Spec.OpenListening(ctx, opts.OnListen)
 	if err != nil {
 		return nil, nil, fmt.Errorf("executor: %w", err)
 	}

@@ -2,7 +2,10 @@
 // the dialect of any LLVM release orcrt speaks (package rt/dialect):
 // everything the stock llvm-jitlink-executor and lli-child-target provide,
 // including -orc-runtime. cmd/orcrt-executor is a thin main over it; Go JIT
-// hosts embed it with [Open] (host symbols, [Func], [EndDetach]).
+// hosts embed it with [Open] (host symbols, [Executor.Lookup], [Func] and
+// its typed forms, [EndDetach]). A Go call into JIT'd code pins the
+// allocation holding it: the controller's release waits for the call, and
+// later calls fail with [ErrReleased] (README.md, "Go hosts").
 //
 // [New] builds a Session (rt.GoRunner: every incoming call on its own
 // goroutine) with the jit-dispatch, memory manager, dylib manager,

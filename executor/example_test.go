@@ -4,8 +4,10 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt/dialect"
@@ -46,4 +48,35 @@ func ExampleNew() {
 	fmt.Println(ex.Dialect().Name, "lookup wrapper:", ok)
 	// Output:
 	// LLVM 19 lookup wrapper: true
+}
+
+// ExampleExecutor_Lookup finds a function the JIT'd program exported by
+// name and calls it with its C signature, int64_t filter(int64_t). The
+// JIT'd C side is
+//
+//	int orcrt_export(const char *name, void *fn);
+//	int64_t filter(int64_t x) { return x % 7 == 0 ? x : 0; }
+//	int main(void) { orcrt_export("filter", (void *)filter); ... }
+//
+// Lookup runs beside Serve, which serves the controller meanwhile.
+func ExampleExecutor_Lookup() {
+	var ex *executor.Executor // from executor.Open, being served
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f, err := ex.Lookup(ctx, "filter")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err) // not exported within 10 s
+		return
+	}
+	filter := executor.Typed1[int64, int64](f)
+	r, err := filter.Call(21)
+	switch {
+	case errors.Is(err, executor.ErrReleased):
+		// The controller released the code (clang-repl's %quit): it
+		// is never run again; look it up anew if it is redefined.
+	case err != nil:
+		// executor.ErrShutDown: the session is ending.
+	default:
+		fmt.Println(r)
+	}
 }

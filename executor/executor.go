@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"runtime"
 	"sync"
@@ -28,7 +29,7 @@ import (
 )
 
 // Options configure an Executor. The zero value is what
-// llvm-jitlink-executor does.
+// llvm-jitlink-executor does, except for DrainTimeout.
 type Options struct {
 	// Logger receives debug logs of the protocol traffic (one record per
 	// message, with bootstrap names for known addresses) and the errors
@@ -46,9 +47,15 @@ type Options struct {
 	// Wire configures the SimpleRemoteEPC connection (nil: defaults).
 	Wire *simpleremote.Options
 	// DrainTimeout bounds how long Serve waits, once the connection has
-	// ended, for calls still running in JIT'd code (0: for ever, as the
-	// stock executor does). See drain.go.
+	// ended or ctx is done, for calls still running in JIT'd code before
+	// it returns a *DrainTimeoutError (0: DefaultDrainTimeout, 10 s, as
+	// orcrt-executor; negative: for ever, as the stock executor does).
 	DrainTimeout time.Duration
+	// OnListen, if set, is called by Open with the listening address of
+	// a listen= or unix= command line before it waits for the
+	// controller: with listen=HOST:0 it is the only way to learn the
+	// port.
+	OnListen func(addr net.Addr)
 	// MaxProcs, if positive, is the GOMAXPROCS Serve sets while it serves
 	// (restored afterwards) unless the GOMAXPROCS environment variable is
 	// set; 0 leaves it alone, as a library in a host should. An executor
@@ -207,6 +214,14 @@ func New(opts Options) (*Executor, error) {
 	}
 	// The stock Setup has an empty bootstrap map.
 	e.bi = rt.NewBootstrapInfo(e.s, e.syms, map[string][]byte{})
+	live.mu.Lock()
+	live.set[e] = struct{}{}
+	live.mu.Unlock()
+	e.s.AddOnShutdown(func() {
+		live.mu.Lock()
+		delete(live.set, e)
+		live.mu.Unlock()
+	})
 	return e, nil
 }
 
@@ -313,7 +328,12 @@ func (e *Executor) DylibManager() *dylib.Manager { return e.dylibs }
 // session ends, then shuts the executor down (see the package
 // documentation) and returns nil for an orderly end (end of input,
 // Hangup) or the terminal error. Cancelling ctx ends the session as a
-// local disconnect (a Hangup is sent). Serve may be called once.
+// local disconnect (a Hangup is sent); Serve then returns nil once the
+// calls in flight have returned, or a *DrainTimeoutError after
+// Options.DrainTimeout if JIT'd code is still blocked in one. A host that
+// must end on SIGTERM and Ctrl-C passes
+// signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt). Serve may be
+// called once.
 func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	e.mu.Lock()
 	if e.served {
@@ -372,7 +392,7 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		<-detached
 		flushErr = native.FflushAll()
 	} else {
-		if err := e.drain(disconnected); err != nil {
+		if err := e.drain(ctx, disconnected); err != nil {
 			_ = native.FflushAll()
 			return err // calls still run in JIT'd code; see Options.DrainTimeout
 		}

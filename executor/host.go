@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/rt/codemap"
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -41,62 +42,130 @@ type HostSymbol struct {
 // has begun: the code it would call may be gone.
 var ErrShutDown = errors.New("executor: the session is shutting down; JIT'd code may not be called")
 
-// Func is a JIT'd function int32 f(int32) a host has been given (by JIT'd
-// code calling a host function with its address, say). Calling it holds a
-// keepalive token of the Session, so the code cannot be released while it
-// runs, and fails with ErrShutDown once shutdown has begun. A Func is a
-// small value; copy it freely and call it from any goroutine.
+// ErrReleased is returned by a [Func] call once the controller has begun
+// to release or deinitialize the allocation holding the function: the code
+// may be gone, so it is not called.
+var ErrReleased = errors.New("executor: the controller has released the JIT'd code; it may not be called")
+
+// Func is a JIT'd function a host has found ([Executor.Lookup]) or been
+// given (JIT'd code calling a host function with its address, say). A
+// call pins the allocation holding the code: the controller's release or
+// deinitialize of that allocation waits until calls in flight have
+// returned (alloc.Config.PinWait bounds the wait) and calls that start
+// later fail with [ErrReleased]; session shutdown waits the same way and
+// later calls fail with [ErrShutDown]. Code in other allocations that the
+// function calls is not pinned. Code outside the memory manager (a host
+// function, shared memory) is guarded by a Session keepalive token
+// instead. A Func is a small value; copy it freely and call it from any
+// goroutine. Call it as int32 f(int32) with [Func.Call], or with its
+// real C signature through the typed forms ([Typed1] and its siblings).
 type Func struct {
-	s    *rt.Session
-	addr uintptr
+	guard  *keepalive.Group // the allocation's pin, or the Session's keepalive group
+	ex     *Executor
+	addr   uintptr
+	pinned bool // guard is an allocation's pin
 }
 
 // Func returns the JIT'd function at addr. It fails if addr is not
-// executable code in this process (package codemap).
+// executable code in this process (package codemap), or lies in an
+// allocation that is being released.
 func (e *Executor) Func(addr uintptr) (Func, error) {
 	if addr == 0 {
 		return Func{}, errors.New("executor: Func at address 0")
 	}
+	pin, err := e.mm.Pin(sps.Addr(addr))
+	switch {
+	case err == nil:
+		return e.funcIn(pin, addr)
+	case errors.Is(err, alloc.ErrNotAllocated):
+		// Not JIT'd memory: host code, or shared memory.
+		if err := codemap.Check(addr); err != nil {
+			return Func{}, fmt.Errorf("executor: Func: %w", err)
+		}
+		return Func{guard: e.s.KeepaliveSource().Group(), ex: e, addr: addr}, nil
+	}
+	if e.shuttingDown() {
+		return Func{}, ErrShutDown
+	}
+	return Func{}, fmt.Errorf("executor: Func at %#x: %w", addr, ErrReleased)
+}
+
+// funcIn returns the Func at addr in the region pin guards.
+func (e *Executor) funcIn(pin *keepalive.Group, addr uintptr) (Func, error) {
 	if err := codemap.Check(addr); err != nil {
 		return Func{}, fmt.Errorf("executor: Func: %w", err)
 	}
-	return Func{s: e.s, addr: addr}, nil
+	return Func{guard: pin, ex: e, addr: addr, pinned: true}, nil
 }
 
 // Addr returns the function's address.
 func (f Func) Addr() uintptr { return f.addr }
 
-// Call calls the function with x under a keepalive token of its own.
+// enter takes the call's guard token: one atomic pair.
+func (f Func) enter() (keepalive.Token, error) {
+	if f.guard == nil {
+		return keepalive.Token{}, errors.New("executor: call of the zero Func")
+	}
+	if tok, ok := f.guard.Acquire(); ok {
+		return tok, nil
+	}
+	return keepalive.Token{}, f.denied()
+}
+
+// denied says why the guard refused a token.
+//
+//go:noinline
+func (f Func) denied() error {
+	if !f.pinned || f.ex.shuttingDown() {
+		return ErrShutDown
+	}
+	return ErrReleased
+}
+
+// Call calls the function as int32 f(int32), with x, pinning its code for
+// the call.
 func (f Func) Call(x int32) (int32, error) {
-	tok, err := f.s.AcquireKeepalive()
+	tok, err := f.enter()
 	if err != nil {
-		return 0, ErrShutDown
+		return 0, err
 	}
 	r, err := native.CallIntInt(f.addr, x)
 	tok.Release()
 	return r, err
 }
 
-// Batch runs fn with one keepalive token held throughout, so that fn can
-// make many calls with [Func.CallHeld] at the cost of a bare native call
-// each. It returns ErrShutDown, without running fn, once shutdown has
-// begun. fn must not block on the Session's shutdown.
-func (e *Executor) Batch(fn func()) error {
-	if !e.s.CallWithKeepalive(fn) {
-		return ErrShutDown
+// Batch runs fn with the function's code pinned throughout (one token),
+// so that fn can make many calls with [Func.CallHeld] (and the typed
+// forms' CallHeld) at the cost of a bare native call each. A release of
+// the code waits for fn to return. It returns the error a call would,
+// without running fn, once the code is released or shutdown has begun.
+// fn must not wait for the release or the Session's shutdown.
+func (f Func) Batch(fn func()) error {
+	tok, err := f.enter()
+	if err != nil {
+		return err
 	}
+	defer tok.Release()
+	fn()
 	return nil
 }
 
-// CallHeld calls the function with x. The caller must hold a keepalive
-// token (inside [Executor.Batch]); it is then as cheap as a cgo call.
+// CallHeld calls the function as int32 f(int32). The caller must be
+// inside f.Batch (or the Batch of a Func in the same allocation); it is
+// then as cheap as a cgo call.
 func (f Func) CallHeld(x int32) int32 {
 	r, _ := native.CallIntInt(f.addr, x) // addr is non-zero: Executor.Func checked it
 	return r
 }
 
+// shuttingDown reports whether the Session's shutdown has begun (its
+// keepalive group is closed).
+func (e *Executor) shuttingDown() bool { return e.s.KeepaliveSource().Group().Closed() }
+
 // addHostSymbols publishes the host's symbols through the dylib manager.
 func (e *Executor) addHostSymbols(syms []HostSymbol) error {
+	installExportHandler()
+	syms = append([]HostSymbol{{Name: ExportSymbol, Addr: native.ExportAddr()}}, syms...)
 	for _, h := range syms {
 		if err := e.dylibs.AddProcessSymbol(h.Name, sps.Addr(h.Addr)); err != nil {
 			return fmt.Errorf("executor: host symbol: %w", err)

@@ -3,9 +3,11 @@
 package executor_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -45,7 +47,7 @@ func TestFuncCallsUntilShutdown(t *testing.T) {
 	}
 	wg.Wait()
 	sum := int32(0)
-	require.NoError(t, ex.Batch(func() {
+	require.NoError(t, f.Batch(func() {
 		for i := range 100 {
 			sum += f.CallHeld(int32(i))
 		}
@@ -55,7 +57,7 @@ func TestFuncCallsUntilShutdown(t *testing.T) {
 	ex.Close()
 	_, err := f.Call(1)
 	assert.ErrorIs(t, err, executor.ErrShutDown)
-	assert.True(t, errors.Is(ex.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown))
+	assert.True(t, errors.Is(f.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown))
 }
 
 func TestFuncRefusesData(t *testing.T) {
@@ -70,17 +72,18 @@ func TestFuncRefusesData(t *testing.T) {
 }
 
 func TestFuncAllocationFree(t *testing.T) {
-	ex, f := hostFunc(t)
+	_, f := hostFunc(t)
 	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = f.Call(3) }), "Func.Call")
 	batch := func() {
 		for range 16 {
 			f.CallHeld(3)
 		}
 	}
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = ex.Batch(batch) }), "Batch with CallHeld")
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = f.Batch(batch) }), "Batch with CallHeld")
 }
 
-// BenchmarkFunc measures a Go->native call of int f(int) beside its floors
+// BenchmarkFunc measures a Go->native call of int f(int), plain and typed
+// (Typed1), beside its floors
 // in the same run: an empty cgo call, and an empty cgo call with one
 // keepalive acquire and release (what a guarded call adds).
 func BenchmarkFunc(b *testing.B) {
@@ -93,9 +96,23 @@ func BenchmarkFunc(b *testing.B) {
 	})
 	b.Run("call=batched", func(b *testing.B) {
 		b.ReportAllocs()
-		_ = ex.Batch(func() {
+		_ = f.Batch(func() {
 			for b.Loop() {
 				f.CallHeld(3)
+			}
+		})
+	})
+	typed := executor.Typed1[int32, int32](f)
+	b.Run("call=typed-guarded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = typed.Call(3)
+		}
+	})
+	b.Run("call=typed-batched", func(b *testing.B) {
+		_ = f.Batch(func() {
+			for b.Loop() {
+				typed.CallHeld(3)
 			}
 		})
 	})
@@ -115,3 +132,23 @@ func BenchmarkFunc(b *testing.B) {
 }
 
 func unsafePointer(p *[64]byte) unsafe.Pointer { return unsafe.Pointer(p) }
+
+func TestLookupNotExported(t *testing.T) {
+	ex, err := executor.New(executor.Options{})
+	require.NoError(t, err)
+	defer ex.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = ex.LookupAll(ctx, "orcrt_test_never", "orcrt_test_nor")
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorContains(t, err, `executor: lookup of "orcrt_test_never", "orcrt_test_nor": not exported with orcrt_export`)
+	ex.Close()
+	_, err = ex.Lookup(context.Background(), "orcrt_test_never")
+	assert.ErrorIs(t, err, executor.ErrShutDown, "a closed executor does not wait")
+}
+
+func TestZeroFunc(t *testing.T) {
+	_, err := executor.Func{}.Call(1)
+	assert.ErrorContains(t, err, "executor: call of the zero Func")
+	assert.Error(t, executor.Func{}.Batch(func() { t.Error("Batch ran on the zero Func") }))
+}

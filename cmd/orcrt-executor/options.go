@@ -17,10 +17,15 @@ import (
 const defaultDrainTimeout = 10 * time.Second
 
 // drainTimeout is ORCRT_DRAIN_TIMEOUT (a Go duration such as "30s"; "0"
-// waits for ever, as the stock executor) or defaultDrainTimeout.
+// waits for ever, as the stock executor) or defaultDrainTimeout, as
+// executor.Options.DrainTimeout: there 0 is the default and negative for
+// ever.
 func drainTimeout() time.Duration {
 	if v, ok := os.LookupEnv("ORCRT_DRAIN_TIMEOUT"); ok {
 		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			if d == 0 {
+				return -1
+			}
 			return d
 		}
 	}

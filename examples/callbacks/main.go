@@ -63,7 +63,7 @@ func host_run(fn C.uintptr_t, goroutines, calls C.int32_t) C.int64_t {
 	wg.Wait()
 	guarded := time.Since(start)
 	start = time.Now()
-	err = ex.Batch(func() {
+	err = f.Batch(func() {
 		for i := range int32(calls) {
 			sum += int64(f.CallHeld(i % 100))
 		}

@@ -19,14 +19,13 @@ extern int32_t host_park(void);
 import "C"
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/examples/internal/jitmaps"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/service/ehframe"
 )
@@ -62,7 +61,7 @@ func main() {
 		os.Exit(1)
 	}
 	ex = e
-	before := anonExecMappings()
+	before := jitmaps.AnonExec()
 	if err := ex.Serve(ctx, conn); err != nil {
 		fmt.Fprintln(os.Stderr, "detach:", err)
 	}
@@ -102,24 +101,5 @@ func main() {
 	_, err = f.Call(1)
 	_, notCode := ex.Func(f.Addr())
 	fmt.Fprintf(os.Stderr, "detach: after shutdown: call refused=%v (%v), EH frame registered=%v, still code=%v, anonymous executable mappings before=%d after=%d\n",
-		err != nil, err, ehframe.FindFDE(f.Addr()) != 0, notCode == nil, before, anonExecMappings())
-}
-
-// anonExecMappings counts this process's executable mappings that are not
-// backed by a file: JIT'd code.
-func anonExecMappings() int {
-	f, err := os.Open("/proc/self/maps")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 5 && strings.Contains(fields[1], "x") && (len(fields) == 5 || strings.HasPrefix(fields[5], "[anon")) {
-			n++
-		}
-	}
-	return n
+		err != nil, err, ehframe.FindFDE(f.Addr()) != 0, notCode == nil, before, jitmaps.AnonExec())
 }

@@ -108,9 +108,18 @@ func Strerror(errno syscall.Errno) string {
 // text (docs/protocol.md §1.1), printed with [FormatUsageError], exit 1.
 type UsageError struct {
 	Msg string
+	// Hint, if set, is orcrt's help that Error() adds in parentheses:
+	// an executor binary prints Msg and a usage text, a library host
+	// only Error().
+	Hint string
 }
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Error() string {
+	if e.Hint == "" {
+		return e.Msg
+	}
+	return e.Msg + " (" + e.Hint + ")"
+}
 
 // Usage is the stock usage text printed after a UsageError, byte for
 // byte (it does not list orcrt's unix=).

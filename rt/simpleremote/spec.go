@@ -3,6 +3,7 @@ package simpleremote
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 )
@@ -120,6 +121,9 @@ func parseLLVMInt(s string) (int, bool) {
 	return int(n), true
 }
 
+// ArgForms lists the connection specifiers ParseArgs accepts.
+const ArgForms = "filedescs=IN,OUT, listen=HOST:PORT, unix=PATH or lli's IN OUT"
+
 // Args is the parsed command line of the executor.
 type Args struct {
 	Spec Spec
@@ -142,9 +146,10 @@ func (a Args) Has(flag string) bool {
 
 // ParseArgs parses the executor's arguments (os.Args[1:]) as the stock
 // llvm-jitlink-executor 22 does: `[test-...]... SPEC [args...]`. No
-// arguments at all is the *UsageError "insufficient arguments"; test
-// flags with nothing after them leave an empty specifier, which is
-// `invalid specifier type ""`.
+// arguments at all is the *UsageError "insufficient arguments" (its Msg;
+// its Error() adds the accepted forms, [ArgForms], for a library host,
+// which prints no usage text); test flags with nothing after them leave
+// an empty specifier, which is `invalid specifier type ""`.
 //
 // It also accepts lli-child-target's command line, `IN OUT [args...]`
 // (lli -remote-mcjit starts its child with the two descriptor numbers
@@ -155,7 +160,7 @@ func (a Args) Has(flag string) bool {
 // is `invalid specifier type "3"`.
 func ParseArgs(args []string) (Args, error) {
 	if len(args) == 0 {
-		return Args{}, &UsageError{Msg: "insufficient arguments"}
+		return Args{}, &UsageError{Msg: "insufficient arguments", Hint: "want " + ArgForms}
 	}
 	if in, out, ok := lliChildFDs(args); ok {
 		return Args{
@@ -233,12 +238,24 @@ func (s Spec) Listen() (*Listener, error) {
 // filedescs spec (a bad one is a *UsageError), or listens and accepts one
 // connection for listen and unix specs (until ctx ends).
 func (s Spec) Open(ctx context.Context) (Conn, error) {
+	return s.OpenListening(ctx, nil)
+}
+
+// OpenListening is Open, except that for listen and unix specs it calls
+// onListen (if non-nil) with the listening address once the socket
+// listens, before it accepts: with listen=HOST:0 nothing else tells the
+// controller the port. A connection attempt made from onListen (or after
+// it) is accepted.
+func (s Spec) OpenListening(ctx context.Context, onListen func(net.Addr)) (Conn, error) {
 	if s.Mode == ModeFileDescs {
 		return adoptFDs(s.InFD, s.OutFD, s.InText, s.OutText)
 	}
 	l, err := s.Listen()
 	if err != nil {
 		return nil, err
+	}
+	if onListen != nil {
+		onListen(l.Addr())
 	}
 	return l.Accept(ctx)
 }

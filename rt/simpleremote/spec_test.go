@@ -67,3 +67,18 @@ func TestParseArgsLLIChild(t *testing.T) {
 		})
 	}
 }
+
+// TestParseArgsNone: no arguments keep the stock's message for an
+// executor binary to print with its usage (Msg), and Error(), what a
+// library host prints, lists the accepted forms.
+func TestParseArgsNone(t *testing.T) {
+	_, err := simpleremote.ParseArgs(nil)
+	var ue *simpleremote.UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, "insufficient arguments", ue.Msg)
+	assert.Equal(t, "insufficient arguments (want filedescs=IN,OUT, listen=HOST:PORT, unix=PATH or lli's IN OUT)", err.Error())
+	assert.Equal(t, "error: insufficient arguments\n\n"+simpleremote.Usage, simpleremote.FormatUsageError(ue.Msg))
+	// Other usage errors are the stock text alone.
+	_, err = simpleremote.ParseArgs([]string{"foo"})
+	assert.EqualError(t, err, `invalid specifier type "foo"`)
+}

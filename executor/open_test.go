@@ -1,0 +1,119 @@
+//go:build cgo && linux
+
+package executor_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/executor"
+)
+
+const llvmJITLink22 = "/usr/lib/llvm-22/bin/llvm-jitlink"
+
+// TestOpenOnListen: Open with listen=127.0.0.1:0 reports the port it got
+// through Options.OnListen before it accepts; a real llvm-jitlink 22
+// connects to it (-oop-executor-connect) and runs a program in this
+// process, which writes a file the test reads. llvm-jitlink 22 hangs at
+// exit in connect mode (an LLVM bug; the stock executor sees it too), so
+// the test kills it once the program has run, and Serve ends on the end
+// of input.
+func TestOpenOnListen(t *testing.T) {
+	for _, tool := range []string{llvmJITLink22, "/usr/bin/clang-22"} {
+		if _, err := os.Stat(tool); err != nil {
+			if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
+				t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", tool)
+			}
+			t.Skip(err)
+		}
+	}
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	src, obj := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog.o")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <stdio.h>
+int main(void) {
+  FILE *f = fopen(RAN, "w");
+  if (!f) return 1;
+  fputs("main ran\n", f);
+  return fclose(f) == 0 ? 7 : 1;
+}
+`), 0o644))
+	out, err := exec.Command("clang-22", "-c", "-O1", "-fPIC", `-DRAN="`+ran+`"`, src, "-o", obj).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	addrs := make(chan net.Addr, 1)
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	served := make(chan error, 1)
+	openErr := make(chan error, 1)
+	go func() {
+		ex, conn, err := executor.Open(c, []string{"listen=127.0.0.1:0"}, executor.Options{
+			OnListen: func(a net.Addr) { addrs <- a },
+		})
+		openErr <- err
+		if err != nil {
+			return
+		}
+		served <- ex.Serve(context.Background(), conn)
+		ex.Close()
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-openErr:
+		t.Fatalf("Open returned before OnListen: %v", err)
+	case <-c.Done():
+		t.Fatal("OnListen was not called")
+	}
+	tcp, ok := addr.(*net.TCPAddr)
+	require.True(t, ok, "%T", addr)
+	assert.Equal(t, "127.0.0.1", tcp.IP.String())
+	require.NotZero(t, tcp.Port, "the port the kernel picked")
+
+	jitlink := exec.Command(llvmJITLink22, "-oop-executor-connect="+addr.String(), obj)
+	var jlOut strings.Builder
+	jitlink.Stdout, jitlink.Stderr = &jlOut, &jlOut
+	require.NoError(t, jitlink.Start())
+	jlDone := make(chan struct{})
+	go func() { _ = jitlink.Wait(); close(jlDone) }()
+	t.Cleanup(func() { _ = jitlink.Process.Kill(); <-jlDone })
+	require.NoError(t, <-openErr, "Open after the controller connected")
+
+	deadline := time.Now().Add(callTimeout)
+	for {
+		b, _ := os.ReadFile(ran)
+		if string(b) == "main ran\n" {
+			break
+		}
+		select {
+		case <-jlDone:
+			t.Fatalf("llvm-jitlink ended before the program ran: %s", jlOut.String())
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "the program did not run in this process")
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = jitlink.Process.Kill()
+	<-jlDone
+	select {
+	case <-served: // how the connection ended is not the point here
+	case <-time.After(callTimeout):
+		t.Fatal("Serve did not return after llvm-jitlink was killed")
+	}
+}
+
+// TestOpenUsage: Open without arguments names the accepted forms
+// (orcrt-executor prints the stock's error line and its usage instead).
+func TestOpenUsage(t *testing.T) {
+	_, _, err := executor.Open(context.Background(), nil, executor.Options{})
+	require.EqualError(t, err, "executor: insufficient arguments (want filedescs=IN,OUT, listen=HOST:PORT, unix=PATH or lli's IN OUT)")
+}

@@ -1,0 +1,3 @@
+package native
+
+const intRegs = 8
