@@ -124,7 +124,12 @@ func (e *Executor) newestExport(name string) (Func, bool) {
 				return f, true
 			}
 		case x.ex == nil:
-			if f, err := e.Func(x.addr); err == nil && !f.pinned {
+			// Host code, or JIT'd code exported while its memory was still
+			// being initialized (a static constructor): bind it now.
+			if f, err := e.Func(x.addr); err == nil {
+				if f.pinned {
+					xs[i].ex, xs[i].pin = e, f.guard
+				}
 				return f, true
 			}
 		}
