@@ -125,6 +125,10 @@ func wrapperResultDst(r uint64, dst, spare []byte) ([]byte, error) {
 		return dst, errors.New("native: wrapper function returned an impossible result size")
 	}
 	n := r &^ resPtr
+	if p == nil {
+		// Not a wrapper function's result (a C function called as one).
+		return dst, fmt.Errorf("native: wrapper function returned a NULL buffer of %d bytes", n)
+	}
 	dst = append(dst, unsafe.Slice((*byte)(p), n)...)
 	C.free(p)
 	return dst, nil
@@ -148,6 +152,9 @@ func wrapperResultSlow(r C.orcrt_CWrapperFunctionBuffer, dst, spare []byte) ([]b
 		return dst, &rt.OutOfBandError{Msg: msg}
 	}
 	// Large and not copied: dst was too small.
+	if p == nil {
+		return dst, fmt.Errorf("native: wrapper function returned a NULL buffer of %d bytes", size)
+	}
 	dst = append(dst, unsafe.Slice((*byte)(p), size)...)
 	C.free(p)
 	return dst, nil
