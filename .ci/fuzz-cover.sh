@@ -44,7 +44,8 @@ FuzzSlabOps|./fuzz/slabfuzz|$M/slab
 WIRE_TARGETS=FuzzReader,FuzzFrames
 
 # A service's decoding paths: its package without the functions no wrapper
-# call reaches (set-up, and the API a Go host or a test uses; ehframe's
+# call reaches (set-up, and the API a Go host or a test uses, such as
+# alloc's pins, which only a Go host's calls create; ehframe's
 # report of a libgcc_s that did not load). package | those functions
 # ([file.go:]name)
 DECODING="
@@ -54,7 +55,7 @@ service/entry|
 service/gdbjit|Snapshot LastEntry FormatLastEntry RegisterCodeCalls DescriptorAddr RegisterCodeAddr
 service/jitdispatch|Install
 service/memaccess|
-alloc|NewMemoryManager Register Stats addStats action.go:Unwrap Run RunFinalizeActions RunDeallocActions release acquire notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
+alloc|NewMemoryManager Register Stats addStats pin.go:Pin pin.go:regionContainingLocked pin.go:jitAddrLocked pin.go:awaitPins pin.go:pinDeadline pin.go:pinWait pin.go:finishLater pin.go:Error action.go:Unwrap Run RunFinalizeActions RunDeallocActions release acquire notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
 "
 
 if [ -n "${OUT:-}" ]; then
