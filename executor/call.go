@@ -3,173 +3,175 @@
 package executor
 
 import (
+	"fmt"
 	"reflect"
+	"runtime"
 	"unsafe"
 
 	"github.com/orcgo/orcrt/rt/native"
 )
 
-// Scalar is what a typed call passes and returns in registers: integers
-// of every width, uintptr (pointers: the cgo rules on passing Go memory to
-// C apply), bool, float32 and float64.
+// Scalar is what a typed call passes in registers: integers of every
+// width, uintptr and unsafe.Pointer (C pointers; Go memory must be pinned
+// and kept alive by the caller, as for cgo), bool, float32 and float64.
 type Scalar interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~int |
 		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~uintptr |
-		~bool | ~float32 | ~float64
+		~bool | ~float32 | ~float64 | ~unsafe.Pointer
 }
 
-// Regs are the argument registers of a raw call ([Func.CallRaw]).
+// Void is the result type of a C function returning void.
+type Void struct{}
+
+// Result is what a typed call returns: a Scalar or Void.
+type Result interface{ Scalar | Void }
+
+// Regs are the argument registers of a raw call ([RawFunc]).
 type Regs = native.Regs
 
-// class is how a Scalar type travels: its size, and whether it is signed
-// or floating.
-type class struct {
-	size                     uint8
-	signed, isFloat, boolean bool
-}
+// The argument registers raw calls may use: integer-class (amd64: 6,
+// arm64: 8) and floating-point (8 on both).
+const (
+	IntArgRegs   = native.IntRegs
+	FloatArgRegs = native.FloatRegs
+)
 
-// classOf classifies T (once, when a typed form is made).
-func classOf[T Scalar]() class {
-	t := reflect.TypeFor[T]()
-	k := t.Kind()
-	return class{
-		size:    uint8(t.Size()),
-		signed:  k >= reflect.Int && k <= reflect.Int64,
-		isFloat: k == reflect.Float32 || k == reflect.Float64,
-		boolean: k == reflect.Bool,
+// A class byte says how one argument or the result travels; a sig packs
+// them in one word so that typed forms stay register-sized values.
+const (
+	cSigned = 1 << 0 // sign-extend (else zero-extend)
+	cFloat  = 1 << 1 // a floating-point register
+	cBool   = 1 << 2 // C bool: only the low byte is defined
+	cSlot   = 3      // bits 3-5: the word of native.Regs4 (0-3 Int, 4-7 Float)
+	retByte = 4      // the result's class is byte 4 of sig.code
+)
+
+// classOf classifies T once, when a typed form is made.
+func classOf[T Result]() uint8 {
+	var c uint8
+	switch reflect.TypeFor[T]().Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		c = cSigned
+	case reflect.Float32, reflect.Float64:
+		c = cFloat
+	case reflect.Bool:
+		c = cBool
 	}
+	return c
 }
 
 // toBits widens v to its register's 64 bits: sign- or zero-extended, or
-// a float's bit pattern.
-func toBits[T Scalar](c class, v T) uint64 {
-	p := unsafe.Pointer(&v)
-	switch c.size {
-	case 1:
-		if c.signed {
-			return uint64(int64(*(*int8)(p)))
-		}
-		return uint64(*(*uint8)(p))
-	case 2:
-		if c.signed {
-			return uint64(int64(*(*int16)(p)))
-		}
-		return uint64(*(*uint16)(p))
-	case 4:
-		if c.signed {
-			return uint64(int64(*(*int32)(p)))
-		}
-		return uint64(*(*uint32)(p))
+// a float's bit pattern (a float32 in the low 32 bits). v is stored in
+// the low bytes (amd64 and arm64 are little-endian); its size is a
+// constant of each instantiation, so no switch on it is needed.
+func toBits[T Scalar](c uint8, v T) uint64 {
+	var w uint64
+	*(*T)(unsafe.Pointer(&w)) = v
+	if c&cSigned != 0 {
+		sh := 64 - 8*unsafe.Sizeof(v)
+		return uint64(int64(w<<sh) >> sh)
 	}
-	return *(*uint64)(p)
+	return w
 }
 
-// fromBits narrows a result register to T: only the low bits the C type
-// has are defined.
-func fromBits[T Scalar](c class, b uint64) T {
-	var r T
-	p := unsafe.Pointer(&r)
-	switch c.size {
-	case 1:
-		*(*uint8)(p) = uint8(b)
-		if c.boolean && uint8(b) != 0 {
-			*(*uint8)(p) = 1 // C's bool is 0 or 1 in the low byte
-		}
-	case 2:
-		*(*uint16)(p) = uint16(b)
-	case 4:
-		*(*uint32)(p) = uint32(b)
-	default:
-		*(*uint64)(p) = b
+// fromBits narrows a result register to R: its low bytes, all the C type
+// defines.
+func fromBits[R Result](c uint8, b uint64) R {
+	if c&cBool != 0 && uint8(b) != 0 {
+		b = 1 // a Go bool must be 0 or 1
 	}
-	return r
+	return *(*R)(unsafe.Pointer(&b))
 }
 
-// sig is a Func with the classes of its arguments and result.
+// sig is a Func with the class bytes of its arguments (bytes 0-3) and
+// result (byte 4).
 type sig struct {
 	f    Func
-	args [4]class
-	ret  class
+	code uint64
 }
 
-// regs places the argument bits: integer classes in the integer registers
+// newSig lays the arguments out: integer classes in the integer registers
 // in order, floating ones in the vector registers.
-func (s *sig) regs(n int, a [4]uint64) native.Regs4 {
-	var r native.Regs4
-	ni, nf := 0, 0
-	for i := range n {
-		if s.args[i].isFloat {
-			r.Float[nf] = a[i]
-			nf++
-		} else {
-			r.Int[ni] = a[i]
-			ni++
+func newSig(f Func, ret uint8, args ...uint8) sig {
+	s := sig{f: f, code: uint64(ret) << (8 * retByte)}
+	ni, nf := uint8(0), uint8(4)
+	for i, c := range args {
+		slot := &ni
+		if c&cFloat != 0 {
+			slot = &nf
 		}
+		s.code |= uint64(c|*slot<<cSlot) << (8 * i)
+		*slot++
 	}
-	return r
+	return s
 }
 
-// call makes a guarded call with n arguments a.
-func call[R Scalar](s *sig, n int, a [4]uint64) (R, error) {
+// put stores argument i in its register word.
+func put[T Scalar](r *native.Regs4, code uint64, i int, v T) {
+	c := uint8(code >> (8 * i))
+	(*[8]uint64)(unsafe.Pointer(r))[c>>cSlot&7] = toBits(c, v)
+}
+
+// call makes a guarded call; r is built before the token is taken.
+func call[R Result](s sig, r *native.Regs4) (R, error) {
 	tok, err := s.f.enter()
 	if err != nil {
 		var zero R
 		return zero, err
 	}
-	r := s.regs(n, a)
-	b := native.CallRegs4(s.f.addr, &r, s.ret.isFloat)
+	c := uint8(s.code >> (8 * retByte))
+	b := native.CallRegs4(s.f.addr, r, c&cFloat != 0)
 	tok.Release()
-	return fromBits[R](s.ret, b), nil
+	return fromBits[R](c, b), nil
 }
 
 // callHeld is call inside a Batch.
-func callHeld[R Scalar](s *sig, n int, a [4]uint64) R {
-	r := s.regs(n, a)
-	return fromBits[R](s.ret, native.CallRegs4(s.f.addr, &r, s.ret.isFloat))
+func callHeld[R Result](s sig, r *native.Regs4) R {
+	c := uint8(s.code >> (8 * retByte))
+	return fromBits[R](c, native.CallRegs4(s.f.addr, r, c&cFloat != 0))
 }
 
-// Func0 is a JIT'd function R f(void). For a void C function take any
-// integer R and ignore it. Make one with [Typed0]; Func1 to Func4 take 1
-// to 4 arguments. Call pins the code as [Func.Call] does; CallHeld is for
-// use inside [Func.Batch]. Calls do not allocate.
-type Func0[R Scalar] struct{ s sig }
+// Func0 is a JIT'd function R f(void) (R = [Void] for a void one). Make
+// one with [Typed0]; Func1 to Func4 take 1 to 4 arguments. Call pins the
+// code as [Func.Call] does; CallHeld is for use inside [Func.Batch].
+// Calls do not allocate.
+type Func0[R Result] struct{ s sig }
 
 // Func1 is a JIT'd function R f(A1); see [Func0].
-type Func1[R, A1 Scalar] struct{ s sig }
+type Func1[R Result, A1 Scalar] struct{ s sig }
 
 // Func2 is a JIT'd function R f(A1, A2); see [Func0].
-type Func2[R, A1, A2 Scalar] struct{ s sig }
+type Func2[R Result, A1, A2 Scalar] struct{ s sig }
 
 // Func3 is a JIT'd function R f(A1, A2, A3); see [Func0].
-type Func3[R, A1, A2, A3 Scalar] struct{ s sig }
+type Func3[R Result, A1, A2, A3 Scalar] struct{ s sig }
 
 // Func4 is a JIT'd function R f(A1, A2, A3, A4); see [Func0].
-type Func4[R, A1, A2, A3, A4 Scalar] struct{ s sig }
+type Func4[R Result, A1, A2, A3, A4 Scalar] struct{ s sig }
 
-// Typed0 types f as R f(void).
-func Typed0[R Scalar](f Func) Func0[R] {
-	return Func0[R]{sig{f: f, ret: classOf[R]()}}
-}
+// Typed0 types f as R f(void). Every typed form fits in registers on
+// every platform: at most 4 arguments of each kind.
+func Typed0[R Result](f Func) Func0[R] { return Func0[R]{newSig(f, classOf[R]())} }
 
 // Typed1 types f as R f(A1): Typed1[int64, int64](f) for
-// int64_t f(int64_t).
-func Typed1[R, A1 Scalar](f Func) Func1[R, A1] {
-	return Func1[R, A1]{sig{f: f, ret: classOf[R](), args: [4]class{classOf[A1]()}}}
+// int64_t f(int64_t), Typed1[Void, uintptr](f) for void f(void *).
+func Typed1[R Result, A1 Scalar](f Func) Func1[R, A1] {
+	return Func1[R, A1]{newSig(f, classOf[R](), classOf[A1]())}
 }
 
 // Typed2 types f as R f(A1, A2).
-func Typed2[R, A1, A2 Scalar](f Func) Func2[R, A1, A2] {
-	return Func2[R, A1, A2]{sig{f: f, ret: classOf[R](), args: [4]class{classOf[A1](), classOf[A2]()}}}
+func Typed2[R Result, A1, A2 Scalar](f Func) Func2[R, A1, A2] {
+	return Func2[R, A1, A2]{newSig(f, classOf[R](), classOf[A1](), classOf[A2]())}
 }
 
 // Typed3 types f as R f(A1, A2, A3).
-func Typed3[R, A1, A2, A3 Scalar](f Func) Func3[R, A1, A2, A3] {
-	return Func3[R, A1, A2, A3]{sig{f: f, ret: classOf[R](), args: [4]class{classOf[A1](), classOf[A2](), classOf[A3]()}}}
+func Typed3[R Result, A1, A2, A3 Scalar](f Func) Func3[R, A1, A2, A3] {
+	return Func3[R, A1, A2, A3]{newSig(f, classOf[R](), classOf[A1](), classOf[A2](), classOf[A3]())}
 }
 
 // Typed4 types f as R f(A1, A2, A3, A4).
-func Typed4[R, A1, A2, A3, A4 Scalar](f Func) Func4[R, A1, A2, A3, A4] {
-	return Func4[R, A1, A2, A3, A4]{sig{f: f, ret: classOf[R](), args: [4]class{classOf[A1](), classOf[A2](), classOf[A3](), classOf[A4]()}}}
+func Typed4[R Result, A1, A2, A3, A4 Scalar](f Func) Func4[R, A1, A2, A3, A4] {
+	return Func4[R, A1, A2, A3, A4]{newSig(f, classOf[R](), classOf[A1](), classOf[A2](), classOf[A3](), classOf[A4]())}
 }
 
 // Func returns the untyped Func (for its Batch).
@@ -188,64 +190,119 @@ func (t Func3[R, A1, A2, A3]) Func() Func { return t.s.f }
 func (t Func4[R, A1, A2, A3, A4]) Func() Func { return t.s.f }
 
 // Call calls the function.
-func (t Func0[R]) Call() (R, error) { return call[R](&t.s, 0, [4]uint64{}) }
+func (t Func0[R]) Call() (R, error) { return call[R](t.s, &native.Regs4{}) }
 
 // CallHeld calls the function inside [Func.Batch].
-func (t Func0[R]) CallHeld() R { return callHeld[R](&t.s, 0, [4]uint64{}) }
+func (t Func0[R]) CallHeld() R { return callHeld[R](t.s, &native.Regs4{}) }
 
 // Call calls the function.
 func (t Func1[R, A1]) Call(a1 A1) (R, error) {
-	return call[R](&t.s, 1, [4]uint64{toBits(t.s.args[0], a1)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	return call[R](t.s, &r)
 }
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func1[R, A1]) CallHeld(a1 A1) R {
-	return callHeld[R](&t.s, 1, [4]uint64{toBits(t.s.args[0], a1)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	return callHeld[R](t.s, &r)
 }
 
 // Call calls the function.
 func (t Func2[R, A1, A2]) Call(a1 A1, a2 A2) (R, error) {
-	return call[R](&t.s, 2, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	return call[R](t.s, &r)
 }
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func2[R, A1, A2]) CallHeld(a1 A1, a2 A2) R {
-	return callHeld[R](&t.s, 2, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	return callHeld[R](t.s, &r)
 }
 
 // Call calls the function.
 func (t Func3[R, A1, A2, A3]) Call(a1 A1, a2 A2, a3 A3) (R, error) {
-	return call[R](&t.s, 3, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2), toBits(t.s.args[2], a3)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	put(&r, t.s.code, 2, a3)
+	return call[R](t.s, &r)
 }
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func3[R, A1, A2, A3]) CallHeld(a1 A1, a2 A2, a3 A3) R {
-	return callHeld[R](&t.s, 3, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2), toBits(t.s.args[2], a3)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	put(&r, t.s.code, 2, a3)
+	return callHeld[R](t.s, &r)
 }
 
 // Call calls the function.
 func (t Func4[R, A1, A2, A3, A4]) Call(a1 A1, a2 A2, a3 A3, a4 A4) (R, error) {
-	return call[R](&t.s, 4, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2), toBits(t.s.args[2], a3), toBits(t.s.args[3], a4)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	put(&r, t.s.code, 2, a3)
+	put(&r, t.s.code, 3, a4)
+	return call[R](t.s, &r)
 }
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func4[R, A1, A2, A3, A4]) CallHeld(a1 A1, a2 A2, a3 A3, a4 A4) R {
-	return callHeld[R](&t.s, 4, [4]uint64{toBits(t.s.args[0], a1), toBits(t.s.args[1], a2), toBits(t.s.args[2], a3), toBits(t.s.args[3], a4)})
+	var r native.Regs4
+	put(&r, t.s.code, 0, a1)
+	put(&r, t.s.code, 1, a2)
+	put(&r, t.s.code, 2, a3)
+	put(&r, t.s.code, 3, a4)
+	return callHeld[R](t.s, &r)
 }
 
-// CallRaw calls the function with any register-only signature: r's
-// integer and floating registers in the order the C signature lists them
-// by kind (amd64 passes 6 integer and 8 floating arguments in registers,
-// arm64 8 and 8: more is not supported, nor are variadic functions). It
-// returns the integer result register, or with floatResult the floating
-// one's bit pattern (math.Float64frombits; a float's is in the low 32
-// bits).
-func (f Func) CallRaw(r *Regs, floatResult bool) (uint64, error) {
-	tok, err := f.enter()
+// RawFunc is a Func called with its argument registers filled in by the
+// caller ([Raw]), for signatures beyond the typed forms.
+type RawFunc struct {
+	f           Func
+	floatResult bool
+}
+
+// Raw makes a raw form of f for a C signature with ints integer-class
+// arguments (integers, bool, pointers) and floats floating-point ones, in
+// any interleaving; with floatResult it returns float or double. The
+// arguments must all travel in registers: at most [IntArgRegs] (amd64:
+// 6, arm64: 8) and [FloatArgRegs] (8). Variadic functions, structs passed
+// by value and long double are not supported.
+func Raw(f Func, ints, floats int, floatResult bool) (RawFunc, error) {
+	if ints < 0 || ints > IntArgRegs || floats < 0 || floats > FloatArgRegs {
+		return RawFunc{}, fmt.Errorf("executor: raw call with %d integer and %d floating arguments: %s/%s passes at most %d and %d in registers, and stack arguments are not supported",
+			ints, floats, runtime.GOOS, runtime.GOARCH, IntArgRegs, FloatArgRegs)
+	}
+	return RawFunc{f: f, floatResult: floatResult}, nil
+}
+
+// Call calls the function with r, pinning its code as [Func.Call] does.
+// r.Int holds the integer-class arguments in order (narrow ones sign- or
+// zero-extended per their C type), r.Float the floating ones' bit patterns
+// (math.Float64bits; a float32's in the low 32 bits). It returns the
+// integer result register, truncate it to the C type, or with floatResult
+// the floating one's bits (math.Float64frombits, or
+// math.Float32frombits(uint32(b))).
+func (f RawFunc) Call(r *Regs) (uint64, error) {
+	tok, err := f.f.enter()
 	if err != nil {
 		return 0, err
 	}
-	b := native.CallRegs(f.addr, r, floatResult)
+	b := native.CallRegs(f.f.addr, r, f.floatResult)
 	tok.Release()
 	return b, nil
 }
+
+// CallHeld is Call inside [Func.Batch].
+func (f RawFunc) CallHeld(r *Regs) uint64 { return native.CallRegs(f.f.addr, r, f.floatResult) }
+
+// Func returns the untyped Func (for its Batch).
+func (f RawFunc) Func() Func { return f.f }

@@ -3,6 +3,7 @@
 package executor_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"unsafe"
@@ -32,13 +33,21 @@ float f32_mul(float a, float b) { return a * b; }
 double f64_fma(double a, int32_t k, double b) { return a * k + b; }
 bool is_odd(int64_t x) { return x & 1; }
 int32_t seven(void) { return 7; }
-int64_t ints8(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h) {
-  return a + 2*b + 3*c + 4*d + 5*e + 6*f + 7*g + 8*h;
-}
-double floats8(double a, double b, double c, double d, double e, double f, double g, double h) {
-  return a + 2*b + 3*c + 4*d + 5*e + 6*f + 7*g + 8*h;
-}
 int64_t noop64(int64_t x) { return x; }
+void store(int64_t *p, int64_t v) { *p = v; }
+void nothing(void) {}
+float f32_const(void) { return -1.5f; }
+int64_t s8_widen(int8_t x) { return x; }
+int64_t u8_widen(uint8_t x) { return x; }
+char *ptr_add(char *p, uintptr_t n) { return p + n; }
+double max6(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f,
+  double x0, double x1, double x2, double x3, double x4, double x5, double x6, double x7) {
+  return a + 2*b + 3*c + 4*d + 5*e + 6*f + 10*x0 + 20*x1 + 30*x2 + 40*x3 + 50*x4 + 60*x5 + 70*x6 + 80*x7;
+}
+double max8(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h,
+  double x0, double x1, double x2, double x3, double x4, double x5, double x6, double x7) {
+  return max6(a, b, c, d, e, f, x0, x1, x2, x3, x4, x5, x6, x7) + 7*g + 8*h;
+}
 `
 
 func sigFuncs(t testing.TB) (*executor.Executor, func(string) executor.Func) {
@@ -80,47 +89,113 @@ func TestTypedCalls(t *testing.T) {
 	assert.Equal(t, myInt(9), must(executor.Typed1[myInt, myInt](fn("noop64")).Call(9)), "named types")
 }
 
-func TestCallRaw(t *testing.T) {
+func TestTypedVoidAndPointers(t *testing.T) {
 	_, fn := sigFuncs(t)
-	n := min(native.IntRegs, 8)
+	p := native.Malloc(8)
+	defer native.Free(p)
+	store := executor.Typed2[executor.Void, unsafe.Pointer, int64](fn("store"))
+	_, err := store.Call(cptr(p), -77)
+	require.NoError(t, err)
+	load := executor.Typed1[int64, uintptr](fn("ptr_deref"))
+	assert.Equal(t, int64(-77), must(t)(load.Call(p)), "void result; unsafe.Pointer and uintptr arguments")
+	next := executor.Typed2[unsafe.Pointer, unsafe.Pointer, uintptr](fn("ptr_add"))
+	assert.Equal(t, cptr(p+3), must(t)(next.Call(cptr(p), 3)))
+	assert.Equal(t, executor.Void{}, must(t)(executor.Typed0[executor.Void](fn("nothing")).Call()))
+	assert.Equal(t, float32(-1.5), must(t)(executor.Typed0[float32](fn("f32_const")).Call()), "float result, no arguments")
+	assert.Equal(t, int64(-1), must(t)(executor.Typed1[int64, int8](fn("s8_widen")).Call(-1)), "int8 argument sign-extended")
+	assert.Equal(t, int64(255), must(t)(executor.Typed1[int64, uint8](fn("u8_widen")).Call(255)), "uint8 argument zero-extended")
+}
+
+// cptr turns a C address into an unsafe.Pointer without tripping vet's
+// unsafeptr check; the memory is never Go's.
+func cptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+// must returns a call's result, failing t on its error.
+func must(t *testing.T) func(v any, err error) any {
+	return func(v any, err error) any { require.NoError(t, err); return v }
+}
+
+func TestRaw(t *testing.T) {
+	_, fn := sigFuncs(t)
 	var r executor.Regs
-	want := int64(0)
-	for i := range n {
-		r.Int[i] = uint64(i + 1)
-		want += int64((i + 1) * (i + 1))
+	want := 0.0
+	for i := range executor.IntArgRegs {
+		r.Int[i] = uint64(int64(-i - 1))
+		want += float64((i + 1) * (-i - 1))
 	}
-	if n < 8 {
-		t.Logf("%d integer registers: ints8 sees only the first %d arguments here; the rest are garbage", n, n)
-	} else {
-		b, err := fn("ints8").CallRaw(&r, false)
-		require.NoError(t, err)
-		assert.Equal(t, want, int64(b))
-	}
-	r = executor.Regs{}
-	wantF := 0.0
-	for i := range 8 {
+	for i := range executor.FloatArgRegs {
 		r.Float[i] = math.Float64bits(float64(i) + 0.5)
-		wantF += float64(i+1) * (float64(i) + 0.5)
+		want += float64(10*(i+1)) * (float64(i) + 0.5)
 	}
-	b, err := fn("floats8").CallRaw(&r, true)
+	name := map[int]string{6: "max6", 8: "max8"}[executor.IntArgRegs]
+	raw, err := executor.Raw(fn(name), executor.IntArgRegs, executor.FloatArgRegs, true)
 	require.NoError(t, err)
-	assert.Equal(t, wantF, math.Float64frombits(b), "8 floating arguments")
+	b, err := raw.Call(&r)
+	require.NoError(t, err)
+	assert.Equal(t, want, math.Float64frombits(b), "%d integer and 8 floating arguments", executor.IntArgRegs)
+
 	r = executor.Regs{}
-	for i := range 6 {
-		r.Int[i] = uint64(i + 1)
-	}
-	b, err = fn("ints8").CallRaw(&r, false)
+	r.Float[0], r.Float[1] = uint64(math.Float32bits(2.5)), uint64(math.Float32bits(3))
+	raw, err = executor.Raw(fn("f32_mul"), 0, 2, true)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1+4+9+16+25+36), int64(b), "6 integer arguments, the rest zero")
+	assert.Equal(t, float32(7.5), math.Float32frombits(uint32(must(t)(raw.Call(&r)).(uint64))), "float32 in the low 32 bits")
+
+	r = executor.Regs{Int: [8]uint64{uint64(1 << 40)}}
+	r.Float[0] = math.Float64bits(2.5)
+	c := int32(-3)
+	r.Int[1] = uint64(int64(c)) // sign-extended
+	r.Float[1] = uint64(math.Float32bits(4.75))
+	raw, err = executor.Raw(fn("s64_mix"), 2, 2, false)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1<<40+2-3+4), must(t)(raw.Call(&r)), "interleaved")
+
+	_, err = executor.Raw(fn("max8"), executor.IntArgRegs+1, 0, false)
+	assert.ErrorContains(t, err, fmt.Sprintf("passes at most %d and 8 in registers", executor.IntArgRegs))
+	_, err = executor.Raw(fn("max8"), 0, 9, false)
+	assert.ErrorContains(t, err, "executor: raw call with 0 integer and 9 floating arguments")
+}
+
+func TestTypedCallsAfterShutdown(t *testing.T) {
+	ex, fn := sigFuncs(t)
+	seven := executor.Typed0[int32](fn("seven"))
+	raw, err := executor.Raw(fn("seven"), 0, 0, false)
+	require.NoError(t, err)
+	ex.Close()
+	_, err = seven.Call()
+	assert.ErrorIs(t, err, executor.ErrShutDown)
+	_, err = raw.Call(&executor.Regs{})
+	assert.ErrorIs(t, err, executor.ErrShutDown)
+	_, err = executor.Typed1[int32, int32](executor.Func{}).Call(1)
+	assert.ErrorContains(t, err, "zero Func")
 }
 
 func TestTypedCallsAllocationFree(t *testing.T) {
 	_, fn := sigFuncs(t)
-	mix := executor.Typed4[int64, int64, float64, int32, float32](fn("s64_mix"))
+	seven := executor.Typed0[int32](fn("seven"))
+	neg := executor.Typed1[int8, int8](fn("s8_neg"))
 	f32 := executor.Typed2[float32, float32, float32](fn("f32_mul"))
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = mix.Call(1, 2, 3, 4) }), "Typed4.Call")
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = f32.Call(1, 2) }), "Typed2.Call")
-	assert.Zero(t, testing.AllocsPerRun(1000, func() {
-		_ = mix.Func().Batch(func() { mix.CallHeld(1, 2, 3, 4) })
-	}), "CallHeld in a Batch")
+	fma := executor.Typed3[float64, float64, int32, float64](fn("f64_fma"))
+	mix := executor.Typed4[int64, int64, float64, int32, float32](fn("s64_mix"))
+	raw, err := executor.Raw(fn("s64_mix"), 2, 2, false)
+	require.NoError(t, err)
+	var r executor.Regs
+	guarded := func() {
+		_, _ = seven.Call()
+		_, _ = neg.Call(3)
+		_, _ = f32.Call(1, 2)
+		_, _ = fma.Call(1, 2, 3)
+		_, _ = mix.Call(1, 2, 3, 4)
+		_, _ = raw.Call(&r)
+	}
+	assert.Zero(t, testing.AllocsPerRun(1000, guarded), "Call")
+	held := func() {
+		seven.CallHeld()
+		neg.CallHeld(3)
+		f32.CallHeld(1, 2)
+		fma.CallHeld(1, 2, 3)
+		mix.CallHeld(1, 2, 3, 4)
+		raw.CallHeld(&r)
+	}
+	batch := mix.Func().Batch
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = batch(held) }), "CallHeld in a Batch")
 }
