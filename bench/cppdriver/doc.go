@@ -6,7 +6,9 @@
 // empty (mem_write_uint8s of nothing), write4KiB and write1MiB
 // (writeBuffers into reserved memory), alloc-cycle (SimpleSegmentAlloc of
 // 16 KiB RX, 8 KiB R, 8 KiB RW: reserve, initialize, release) and lookup
-// (printf in the process handle). -pin puts driver and executor on CPU 0.
+// (printf in the process handle). -pin puts driver and executor on CPU 0;
+// -tcp connects over loopback TCP as llvm-jitlink -oop-executor-connect
+// does (Nagle on, header and payload in two writes) instead of pipes.
 // The C++ is outside this directory: a Go package without cgo may not
 // hold .cpp files.
 //

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: LLVM 22's C++ controller (csrc/driver.cpp) against orcrt-executor
-# and the stock llvm-jitlink-executor, unpinned and pinned to CPU 0,
-# interleaved round by round (each round: orcrt, stock, orcrt -pin, stock
-# -pin, every call), then orcrt beside stock (benchstat).
+# and the stock llvm-jitlink-executor, unpinned and pinned to CPU 0 over
+# pipes, and unpinned over loopback TCP, interleaved round by round (each
+# round: orcrt, stock, orcrt -pin, stock -pin, orcrt -tcp, stock -tcp,
+# every call), then orcrt beside stock (benchstat).
 #
 #   bench/cppdriver/run.sh                      # COUNT=10, BENCHTIME=500ms
 #   COUNT=2 BENCHTIME=100ms bench/cppdriver/run.sh
@@ -47,6 +48,9 @@ for ((i = 1; i <= COUNT; i++)); do
 		for e in "${execs[@]}"; do
 			"$tmp/cppdriver" $pin -label "${e%%=*}" "${e#*=}" "$BENCH" "$BENCHTIME" >>"$OUT"
 		done
+	done
+	[[ $BENCH == start ]] || for e in "${execs[@]}"; do
+		"$tmp/cppdriver" -tcp -label "${e%%=*}" "${e#*=}" "$BENCH" "$BENCHTIME" >>"$OUT"
 	done
 	echo "round $i/$COUNT done" >&2
 done

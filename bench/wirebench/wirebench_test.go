@@ -25,6 +25,9 @@ var calls = []struct {
 	owned bool // the wrapper owns its arguments (the default), so the CA cannot recycle them
 }{
 	{"empty", 0, false},
+	// args8 is the size of LLVM's empty call (an empty sequence): over
+	// tcp-nagle its payload waits for the ACK of its header.
+	{"args8", 8, false},
 	{"write1MiB", 1 << 20, false},
 	{"write1MiB-owned", 1 << 20, true},
 }
@@ -33,7 +36,7 @@ var calls = []struct {
 // Controller -> OS transport -> simpleremote CA -> Session dispatch
 // (GoRunner) -> wrapper -> Result -> Controller.
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, tr := range []wiretest.Transport{wiretest.Pipe, wiretest.Unix, wiretest.TCP} {
+	for _, tr := range []wiretest.Transport{wiretest.Pipe, wiretest.Unix, wiretest.TCP, wiretest.TCPNagle} {
 		for _, c := range calls {
 			b.Run("transport="+string(tr)+"/call="+c.name, func(b *testing.B) {
 				benchRoundTrip(b, tr, c.size, c.owned)

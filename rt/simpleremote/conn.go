@@ -81,12 +81,23 @@ func (c *FileConn) Close() error {
 
 // sockConn is an accepted TCP or Unix-domain connection: Close calls
 // shutdown(SHUT_RDWR) before close, so the controller sees end-of-file
-// even if a child process holds a duplicate of the descriptor.
+// even if a child process holds a duplicate of the descriptor. On TCP
+// every read that returns data re-arms the immediate ACK (see
+// quickAcker).
 type sockConn struct {
 	net.Conn
 	sc   syscall.Conn
+	ack  quickAcker
 	once sync.Once
 	err  error
+}
+
+func (c *sockConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.ack.rearm()
+	}
+	return n, err
 }
 
 func (c *sockConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
@@ -160,8 +171,12 @@ func (l *Listener) Close() error {
 // Accept waits for one connection (or ctx's end), then closes the
 // listener in every case — only one session per process, so a second
 // connection is refused. TCP connections get TCP_NODELAY (every message
-// is one write, so Nagle's algorithm would only add delay). The returned
-// Conn shuts the socket down before closing it.
+// is one write, so Nagle's algorithm would only add delay) and, on Linux,
+// acknowledge what they read at once: LLVM's controllers write a
+// message's header and payload in two writes with Nagle on, so the
+// payload waits for the ACK of the header, which delayed ACK holds back
+// for some 40 ms. The returned Conn shuts the socket down before closing
+// it.
 func (l *Listener) Accept(ctx context.Context) (Conn, error) {
 	stop := context.AfterFunc(ctx, func() { _ = l.l.Close() })
 	c, err := l.l.Accept()
@@ -184,5 +199,12 @@ func (l *Listener) Accept(ctx context.Context) (Conn, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("simpleremote: accept: %T has no raw descriptor", c)
 	}
-	return &sockConn{Conn: c, sc: sc}, nil
+	conn := &sockConn{Conn: c, sc: sc}
+	if _, ok := c.(*net.TCPConn); ok {
+		if err := conn.ack.init(sc); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("simpleremote: accept: TCP_QUICKACK: %w", err)
+		}
+	}
+	return conn, nil
 }

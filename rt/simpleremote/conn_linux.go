@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // adoptFDs is AdoptFDs, naming the descriptors inText and outText in
@@ -73,4 +75,38 @@ func shutdownFile(f syscall.Conn, how int) {
 		return
 	}
 	_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), how) })
+}
+
+// quickAcker re-arms TCP_QUICKACK on a TCP socket. Linux leaves quick-ACK
+// mode again on its own (the option is not sticky), and once the
+// executor answers each message it counts the connection as interactive
+// and delays ACKs; setting the option after a read sends the ACK the
+// kernel was holding at once, so a controller whose Nagle algorithm
+// holds the rest of a message back waits one round trip, not the
+// delayed-ACK timer. A zero quickAcker does nothing.
+type quickAcker struct {
+	rc syscall.RawConn
+}
+
+// init arms quick ACKs on sc's socket and keeps its raw connection.
+func (q *quickAcker) init(sc syscall.Conn) error {
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	q.rc = rc
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// rearm sets TCP_QUICKACK again; best effort (a closed socket fails,
+// and the read that follows reports it).
+func (q *quickAcker) rearm() {
+	if q.rc == nil {
+		return
+	}
+	_ = q.rc.Control(func(fd uintptr) { _ = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1) })
 }

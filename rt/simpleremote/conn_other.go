@@ -23,3 +23,9 @@ const (
 
 // shutdownFile does nothing here: Close only closes.
 func shutdownFile(f syscall.Conn, how int) {}
+
+// quickAcker does nothing here: TCP_QUICKACK is Linux's.
+type quickAcker struct{}
+
+func (*quickAcker) init(syscall.Conn) error { return nil }
+func (*quickAcker) rearm()                  {}

@@ -365,3 +365,24 @@ func TestSpecOpenListen(t *testing.T) {
 	_, err = fspec.Listen()
 	assert.Error(t, err)
 }
+
+// TestTCPAcksHeaderAtOnce: a controller that writes each message as
+// header then payload with Nagle on (LLVM's do) gets its payload out
+// without waiting for the delayed-ACK timer (some 40 ms a message on
+// Linux). 20 calls stalled would take 800 ms or more; unstalled, a few.
+func TestTCPAcksHeaderAtOnce(t *testing.T) {
+	_, ctl, _ := attach(t, wiretest.TCPNagle, nil)
+	ctx := ctxT(t)
+	args := []byte("8 bytes!")                 // as small as LLVM's empty call
+	_, err := ctl.CallName(ctx, symEcho, args) // the first call is never held
+	require.NoError(t, err)
+	const calls = 20
+	start := time.Now()
+	for range calls {
+		got, err := ctl.CallName(ctx, symEcho, args)
+		require.NoError(t, err)
+		require.Equal(t, args, got)
+	}
+	took := time.Since(start)
+	assert.Less(t, took, calls*20*time.Millisecond, "%d calls took %v: the payloads waited for delayed ACKs", calls, took)
+}

@@ -2,7 +2,11 @@
 // (SimpleRemoteEPC over FDSimpleRemoteEPCTransport on two pipes, as
 // llvm-jitlink -oop-executor launches it) and prints Go benchmark lines.
 //
-//   driver [-pin] [-label NAME] [-dispatch inplace|threads] EXECUTOR BENCH TIME
+//   driver [-pin] [-tcp] [-label NAME] [-dispatch inplace|threads] EXECUTOR BENCH TIME
+//
+// -tcp starts the executor with listen=127.0.0.1:PORT and connects to it
+// as llvm-jitlink -oop-executor-connect does (one socket both ways, Nagle
+// on, header and payload in two writes); its lines end in /transport=tcp.
 //
 // BENCH is empty, write4KiB, write1MiB, alloc-cycle, lookup or all; TIME is
 // a duration (500ms, 1s), iterations scaled as go test -benchtime does, or a
@@ -15,8 +19,11 @@
 #include "llvm/ExecutionEngine/Orc/TaskDispatch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,7 +45,7 @@ const char *Prog = "cppdriver";
 
 [[noreturn]] void usage() {
   errs() << "usage: " << Prog
-         << " [-pin] [-label NAME] [-dispatch inplace|threads] EXECUTOR "
+         << " [-pin] [-tcp] [-label NAME] [-dispatch inplace|threads] EXECUTOR "
             "empty|write4KiB|write1MiB|alloc-cycle|lookup|start|all 500ms|100x\n";
   exit(2);
 }
@@ -135,21 +142,69 @@ struct Child {
   int ToExec = -1, FromExec = -1;
 };
 
+// freePort asks the kernel for an unused loopback port. Another process
+// may take it before the executor binds it; connectTCP then fails.
+Expected<int> freePort() {
+  int S = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (S < 0)
+    return fail(Twine("socket: ") + strerror(errno));
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t Len = sizeof A;
+  if (bind(S, reinterpret_cast<sockaddr *>(&A), sizeof A) != 0 ||
+      getsockname(S, reinterpret_cast<sockaddr *>(&A), &Len) != 0) {
+    close(S);
+    return fail(Twine("bind: ") + strerror(errno));
+  }
+  close(S);
+  return ntohs(A.sin_port);
+}
+
+// connectTCP connects to 127.0.0.1:Port, retrying for up to 10 s while
+// the executor starts to listen; the socket keeps its defaults (Nagle
+// on), as llvm-jitlink's does.
+Expected<int> connectTCP(int Port) {
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  A.sin_port = htons(Port);
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    int S = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (S < 0)
+      return fail(Twine("socket: ") + strerror(errno));
+    if (connect(S, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0)
+      return S;
+    int E = errno;
+    close(S);
+    if (E != ECONNREFUSED || std::chrono::steady_clock::now() > Deadline)
+      return fail(Twine("connect to 127.0.0.1:") + Twine(Port) + ": " +
+                  strerror(E));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // launch forks and execs the executor with filedescs=IN,OUT, closing the
-// other ends on both sides as llvm-jitlink's launchExecutor does.
-Expected<Child> launch(const std::string &Path, bool Pin) {
-  int To[2], From[2];
-  if (pipe(To) != 0 || pipe(From) != 0)
-    return fail(Twine("pipe: ") + strerror(errno));
-  std::string FDs = "filedescs=" + std::to_string(To[0]) + "," +
-                    std::to_string(From[1]);
+// other ends on both sides as llvm-jitlink's launchExecutor does; with
+// Port > 0 it passes listen=127.0.0.1:Port instead and connects.
+Expected<Child> launch(const std::string &Path, bool Pin, int Port = 0) {
+  int To[2] = {-1, -1}, From[2] = {-1, -1};
+  std::string FDs = "listen=127.0.0.1:" + std::to_string(Port);
+  if (Port == 0) {
+    if (pipe(To) != 0 || pipe(From) != 0)
+      return fail(Twine("pipe: ") + strerror(errno));
+    FDs = "filedescs=" + std::to_string(To[0]) + "," + std::to_string(From[1]);
+  }
   pid_t Pid = fork();
   if (Pid < 0)
     return fail(Twine("fork: ") + strerror(errno));
   if (Pid == 0) {
     // Only async-signal-safe calls between fork and exec.
-    close(To[1]);
-    close(From[0]);
+    if (Port == 0) {
+      close(To[1]);
+      close(From[0]);
+    }
     cpu_set_t Set;
     CPU_ZERO(&Set);
     CPU_SET(0, &Set);
@@ -164,6 +219,15 @@ Expected<Child> launch(const std::string &Path, bool Pin) {
     const char M[] = "cppdriver: child: exec of the executor failed\n";
     (void)!write(2, M, sizeof M - 1);
     _exit(127);
+  }
+  if (Port != 0) {
+    auto S = connectTCP(Port);
+    if (!S) {
+      kill(Pid, SIGKILL);
+      waitpid(Pid, nullptr, 0);
+      return S.takeError();
+    }
+    return Child{Pid, *S, *S};
   }
   close(To[0]);
   close(From[1]);
@@ -316,13 +380,15 @@ void startBenches(const std::string &Exe, bool Pin, std::vector<Bench> &Out,
 } // namespace
 
 int main(int argc, char **argv) {
-  bool Pin = false;
+  bool Pin = false, TCP = false;
   std::string Label, Dispatch = "inplace";
   int I = 1;
   for (; I < argc && argv[I][0] == '-'; ++I) {
     StringRef A = argv[I];
     if (A == "-pin")
       Pin = true;
+    else if (A == "-tcp")
+      TCP = true;
     else if (A == "-label" && I + 1 < argc)
       Label = argv[++I];
     else if (A == "-dispatch" && I + 1 < argc)
@@ -364,7 +430,14 @@ int main(int argc, char **argv) {
     if (auto Err = pinToCPU0())
       Die(std::move(Err), "pin");
 
-  auto C = launch(Exe, Pin);
+  int Port = 0;
+  if (TCP) {
+    auto P = freePort();
+    if (!P)
+      Die(P.takeError(), "port");
+    Port = *P;
+  }
+  auto C = launch(Exe, Pin, Port);
   if (!C)
     Die(C.takeError(), "launch " + Exe);
 
@@ -395,7 +468,8 @@ int main(int argc, char **argv) {
   std::vector<std::function<Error()>> Cleanup;
   Note(setup(**EPC, Benches, Cleanup), "setup");
   int64_t SetupNs = 0;
-  startBenches(Exe, Pin, Benches, SetupNs);
+  if (!TCP) // start-up is measured over pipes, as llvm-jitlink spawns
+    startBenches(Exe, Pin, Benches, SetupNs);
   if (!Err)
     outs() << "goos: linux\ngoarch: amd64\n"
               "pkg: github.com/orcgo/orcrt/bench/cppdriver\n";
@@ -414,6 +488,8 @@ int main(int argc, char **argv) {
                        "/executor=" + Label + "/pin=" + (Pin ? "yes" : "no");
     if (Dispatch != "inplace")
       Name += "/dispatch=" + Dispatch;
+    if (TCP)
+      Name += "/transport=tcp";
     if (Start) {
       // exec to Setup, from the same launches as the whole cycle.
       std::string Setup = std::string("BenchmarkCppController/call=start-setup") +
@@ -431,7 +507,12 @@ int main(int argc, char **argv) {
   for (auto &F : Cleanup)
     Note(F(), "release");
   // Hang up (disconnect closes both pipes, the executor sees end of
-  // input and exits), then reap the executor.
+  // input and exits), then reap the executor. Over one socket, close()
+  // neither sends FIN nor wakes the transport's reader blocked on the
+  // same descriptor, so LLVM 22's disconnect would wait for ever (the
+  // llvm-jitlink -oop-executor-connect exit hang): shut it down first.
+  if (TCP)
+    shutdown(C->ToExec, SHUT_RDWR);
   Note((*EPC)->disconnect(), "disconnect");
   Note(waitChild(C->Pid), "executor exit");
   if (Err)

@@ -29,6 +29,10 @@ const (
 	Unix Transport = "unix"
 	// TCP is a loopback TCP connection (simpleremote.ListenTCP).
 	TCP Transport = "tcp"
+	// TCPNagle is TCP with the controller's side as LLVM's controllers
+	// leave it: Nagle's algorithm on, and each message written as its
+	// header and then its payload, two writes. Not in Transports.
+	TCPNagle Transport = "tcp-nagle"
 	// Mem is net.Pipe: in memory, synchronous, without a descriptor (the
 	// writers' fallback path).
 	Mem Transport = "mem"
@@ -103,6 +107,17 @@ func Connect(t Transport) (simpleremote.Conn, io.ReadWriteCloser, error) {
 			return nil, nil, err
 		}
 		return dialAccept(l, "tcp")
+	case TCPNagle:
+		l, err := simpleremote.ListenTCP("127.0.0.1", "0")
+		if err != nil {
+			return nil, nil, err
+		}
+		ex, ctl, err := dialAccept(l, "tcp")
+		if err != nil {
+			return nil, nil, err
+		}
+		_ = ctl.(*net.TCPConn).SetNoDelay(false)
+		return ex, headerFirstConn{ctl.(*net.TCPConn)}, nil
 	case Mem:
 		a, b := net.Pipe()
 		return a, b, nil
@@ -153,4 +168,24 @@ func Attach(s *rt.Session, bi *rt.BootstrapInfo, t Transport, caOpts *simpleremo
 		return nil, nil, cerr // ctlEnd is closed: the CA reads end-of-file and ends
 	}
 	return ctl, ca, nil
+}
+
+// headerFirstConn writes every message as LLVM's FDSimpleRemoteEPCTransport
+// does: the header, then the payload, in two writes. It hides the
+// socket's SyscallConn so that a Writer writes through Write.
+type headerFirstConn struct{ c *net.TCPConn }
+
+func (h headerFirstConn) Read(b []byte) (int, error) { return h.c.Read(b) }
+func (h headerFirstConn) Close() error               { return h.c.Close() }
+
+func (h headerFirstConn) Write(b []byte) (int, error) {
+	if len(b) <= simpleremote.HeaderSize {
+		return h.c.Write(b)
+	}
+	n, err := h.c.Write(b[:simpleremote.HeaderSize])
+	if err != nil {
+		return n, err
+	}
+	m, err := h.c.Write(b[simpleremote.HeaderSize:])
+	return n + m, err
 }
