@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,11 +51,14 @@ func unixPeerPID(sc syscall.Conn) int {
 }
 
 // tcpPeerPID finds the socket whose local end is remote in
-// /proc/net/tcp{,6}, then the process holding it.
+// /proc/net/tcp{,6}, then the process holding it: among the processes
+// of the socket's owner only, newest (highest pid) first, since the
+// controller has just connected. Reading every process's descriptors
+// cost ~10 ms with 70 processes, all of it before Setup.
 func tcpPeerPID(local, remote *net.TCPAddr) int {
-	inode := ""
+	inode, uid := "", -1
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if inode = socketInode(table, remote.Port, local.Port); inode != "" {
+		if inode, uid = socketInode(table, remote.Port, local.Port); inode != "" {
 			break
 		}
 	}
@@ -62,13 +66,12 @@ func tcpPeerPID(local, remote *net.TCPAddr) int {
 		return 0
 	}
 	want := "socket:[" + inode + "]"
-	procs, _ := filepath.Glob("/proc/[0-9]*/fd")
 	self := os.Getpid()
-	for _, fdDir := range procs {
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(fdDir)))
-		if pid == self {
+	for _, pid := range pidsNewestFirst() {
+		if pid == self || !ownedBy(pid, uid) {
 			continue
 		}
+		fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
 		fds, err := os.ReadDir(fdDir)
 		if err != nil {
 			continue
@@ -82,12 +85,42 @@ func tcpPeerPID(local, remote *net.TCPAddr) int {
 	return 0
 }
 
-// socketInode returns the inode of the table's connection from port
-// localPort to port remotePort.
-func socketInode(table string, localPort, remotePort int) string {
+// pidsNewestFirst lists the processes in /proc, highest pid first.
+func pidsNewestFirst() []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	pids := make([]int, 0, len(names))
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	slices.SortFunc(pids, func(a, b int) int { return b - a })
+	return pids
+}
+
+// ownedBy reports whether process pid runs as uid (-1: any).
+func ownedBy(pid, uid int) bool {
+	if uid < 0 {
+		return true
+	}
+	var st syscall.Stat_t
+	if syscall.Stat("/proc/"+strconv.Itoa(pid), &st) != nil {
+		return false
+	}
+	return int(st.Uid) == uid
+}
+
+// socketInode returns the inode and owner uid of the table's connection
+// from port localPort to port remotePort ("", -1 if none).
+func socketInode(table string, localPort, remotePort int) (inode string, uid int) {
 	f, err := os.Open(table)
 	if err != nil {
-		return ""
+		return "", -1
 	}
 	defer f.Close()
 	wantLocal, wantRemote := fmt.Sprintf(":%04X", localPort), fmt.Sprintf(":%04X", remotePort)
@@ -98,7 +131,11 @@ func socketInode(table string, localPort, remotePort int) string {
 		if len(fields) < 10 || !strings.HasSuffix(fields[1], wantLocal) || !strings.HasSuffix(fields[2], wantRemote) {
 			continue
 		}
-		return fields[9]
+		uid, err := strconv.Atoi(fields[7])
+		if err != nil {
+			uid = -1
+		}
+		return fields[9], uid
 	}
-	return ""
+	return "", -1
 }
