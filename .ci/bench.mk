@@ -5,7 +5,8 @@
 #   make bench             every family beside its same-run anchors,
 #                          interleaved, COUNT rounds (bench/suite.sh), into
 #                          bench/out/*.txt (benchstat format) and stdout,
-#                          then the summary against bench/targets.txt
+#                          then the verdict (bench/targets.txt; exits 1
+#                          on a missed target) and the goals (bench/goals.txt)
 #   make bench-report      bench/out/report.html: charts of the last
 #                          `make bench` (+ per-call latency samples)
 #   make bench-gate        the CI gate: base (BENCH_BASE, default HEAD~1)

@@ -16,7 +16,8 @@
 # interleave orcrt and stock run by run, and so does LLVM's own C++
 # controller (bench/cppdriver, CPP_BENCHTIME per call, default 500ms). Outputs, all benchstat format:
 # $OUT/<pkg>.txt per package, $OUT/wholerun.txt, $OUT/cppdriver.txt, $OUT/bench.txt (all of
-# them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt.
+# them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt
+# (the verdict and the goals). Exits non-zero when a target is missed.
 set -euo pipefail
 COUNT=${COUNT:-10}
 BENCHTIME=${BENCHTIME:-200ms}
@@ -67,5 +68,7 @@ done
 cat "$OUT"/*.benchstat.txt
 
 echo
-echo "== summary: each figure against its same-run anchor (bench/targets.txt)"
-$GO run ./bench/cmd/benchsum -targets bench/targets.txt -tests "$OUT/tests.txt" "$OUT/bench.txt" | tee "$OUT/summary.txt"
+echo "== verdict: each figure against its same-run anchor (bench/targets.txt; goals: bench/goals.txt)"
+# Exits 1 (and so does make bench) when a target is missed; goals never fail.
+$GO run ./bench/cmd/benchsum -strict -targets bench/targets.txt -goals bench/goals.txt \
+  -tests "$OUT/tests.txt" "$OUT/bench.txt" | tee "$OUT/summary.txt"

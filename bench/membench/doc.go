@@ -11,8 +11,9 @@
 // machine: best of 300 interleaved blocks. The package has no API; see
 // membench_test.go.
 //
-// The kind=wrapper target (≤ 1.1× an empty cgo call) stays missed at
-// ~1.15×; RATIONALE.md ("Benchmarks") gives the measured reasons.
+// The kind=wrapper figure's limit (bench/targets.txt) and goal
+// (bench/goals.txt) are judged against kind=cgo-empty; RATIONALE.md
+// ("Benchmarks") says why cgo's own entry and exit are the floor.
 //
 // Run:
 //

@@ -20,9 +20,9 @@
 //   - Session/op=start-setup|start-setup-exit: process start until Setup,
 //     and until exit after end of input.
 //
-// Targets: call=empty ≤ 3× PipePingPong/size=32B, call=write1MiB ≤ 1.5×
-// PipePingPong/size=1MiB, alloc-cycle ≤ 0.4× stock's. sidebyside.sh runs
-// the set round by round and prints orcrt beside stock:
+// Their limits (bench/targets.txt) and goals (bench/goals.txt) are
+// ratios to the stock executor and to PipePingPong in the same run.
+// sidebyside.sh runs the set round by round and prints orcrt beside stock:
 //
 //	bench/procbench/sidebyside.sh            # COUNT=10 by default
 //	go test -run '^$' -bench . -count 10 ./bench/procbench | tee new.txt

@@ -22,11 +22,18 @@ type target struct {
 func main() {
 	targets := flag.String("targets", "bench/targets.txt", "targets table")
 	tests := flag.String("tests", "", "`go test -v` output holding the tests of unit \"test\"")
+	goals := flag.String("goals", "", "goals table: printed after the verdict, never failing it")
 	strict := flag.Bool("strict", false, "exit 1 if a target fails")
 	flag.Parse()
 	ts, err := readTargets(*targets)
 	if err != nil {
 		fatal(err)
+	}
+	var gs []target
+	if *goals != "" {
+		if gs, err = readTargets(*goals); err != nil {
+			fatal(err)
+		}
 	}
 	set, err := benchdata.Load(flag.Args()...)
 	if err != nil {
@@ -41,6 +48,11 @@ func main() {
 		testOut = string(b)
 	}
 	failed := summarize(os.Stdout, ts, set, testOut)
+	if len(gs) > 0 {
+		fmt.Println()
+		fmt.Printf("== goals (%s): not part of the verdict; each says why not yet\n", *goals)
+		summarizeGoals(os.Stdout, gs, set, testOut)
+	}
 	if failed > 0 && *strict {
 		os.Exit(1)
 	}
@@ -98,13 +110,35 @@ func parseLimit(s string) (v float64, ratio bool, err error) {
 }
 
 type row struct {
-	issue, id, figure, measured, anchor, ratio, limit, result string
+	issue, id, figure, measured, anchor, ratio, limit, margin, result string
 }
 
-// summarize writes the table and returns the number of failed targets.
+// summarize writes the verdict's table and returns the number of failed
+// targets.
 func summarize(w io.Writer, ts []target, set *benchdata.Set, testOut string) int {
-	var rows []row
-	failed := 0
+	rows, failed := evaluateAll(ts, set, testOut)
+	writeRows(w, rows)
+	pass := len(rows) - failed
+	fmt.Fprintf(w, "\n%d of %d targets met, %d not met\n", pass, len(rows), failed)
+	return failed
+}
+
+// summarizeGoals writes the goals' table: "met" or "not yet", never a
+// failure.
+func summarizeGoals(w io.Writer, gs []target, set *benchdata.Set, testOut string) {
+	rows, missed := evaluateAll(gs, set, testOut)
+	for i := range rows {
+		if rows[i].result == "pass" {
+			rows[i].result = "met"
+		} else {
+			rows[i].result = "not yet (" + rows[i].result + ")"
+		}
+	}
+	writeRows(w, rows)
+	fmt.Fprintf(w, "\n%d of %d goals met\n", len(rows)-missed, len(rows))
+}
+
+func evaluateAll(ts []target, set *benchdata.Set, testOut string) (rows []row, failed int) {
 	for _, t := range ts {
 		for _, r := range evaluate(t, set, testOut) {
 			if r.result != "pass" {
@@ -113,19 +147,32 @@ func summarize(w io.Writer, ts []target, set *benchdata.Set, testOut string) int
 			rows = append(rows, r)
 		}
 	}
+	return rows, failed
+}
+
+func writeRows(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "issue\ttarget\tfigure\tmeasured\tanchor (same run)\tratio\tlimit\tresult")
+	fmt.Fprintln(tw, "issue\ttarget\tfigure\tmeasured\tanchor (same run)\tratio\tlimit\tmargin\tresult")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.issue, r.id, r.figure, r.measured, r.anchor, r.ratio, r.limit, r.result)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.issue, r.id, r.figure, r.measured, r.anchor, r.ratio, r.limit, r.margin, r.result)
 	}
 	tw.Flush()
-	pass := len(rows) - failed
-	fmt.Fprintf(w, "\n%d of %d targets met, %d not met\n", pass, len(rows), failed)
-	return failed
+}
+
+// margin is how far a figure may grow before it fails its limit: "+25%"
+// for 0.8 against 1.0, "-20%" past it, "exact" where the limit is 0.
+func margin(got, limit float64) string {
+	if limit == 0 {
+		return "exact"
+	}
+	if got == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%+.0f%%", (limit/got-1)*100)
 }
 
 func evaluate(t target, set *benchdata.Set, testOut string) []row {
-	base := row{issue: t.issue, id: t.id, figure: t.figure, limit: t.limit, anchor: "-", ratio: "-"}
+	base := row{issue: t.issue, id: t.id, figure: t.figure, limit: t.limit, anchor: "-", ratio: "-", margin: "-"}
 	if t.unit == "test" {
 		name := t.figure
 		if _, n, ok := strings.Cut(name, ":"); ok {
@@ -186,6 +233,7 @@ func evaluate(t target, set *benchdata.Set, testOut string) []row {
 			r.ratio = fmt.Sprintf("%.3fx", got)
 		}
 		r.result = "pass"
+		r.margin = margin(got, limit)
 		if got > limit {
 			r.result = "FAIL"
 		}

@@ -45,7 +45,26 @@ func TestSummarize(t *testing.T) {
 	if failed != 2 {
 		t.Errorf("failed = %d, want 2\n%s", failed, out.String())
 	}
-	for _, want := range []string{"ratio-pass", "1.200x", "FAIL", "missing", "test passed", "4 of 6 targets met"} {
+	// 1.2x against 1.3x may grow 8%; 1.2x against 1.1x is 8% past it.
+	for _, want := range []string{"ratio-pass", "1.200x", "+8%", "-8%", "exact", "FAIL", "missing", "test passed", "4 of 6 targets met"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestSummarizeGoals(t *testing.T) {
+	set := benchdata.New()
+	if err := set.Read(strings.NewReader(results), "r"); err != nil {
+		t.Fatal(err)
+	}
+	gs := []target{
+		{issue: "6", id: "met", figure: "spsbench:SPS/op=encode/shape=bytes1MiB", unit: "ns/op", limit: "<=1.3x", anchor: "spsbench:Copy/size=1MiB"},
+		{issue: "6", id: "far", figure: "spsbench:SPS/op=encode/shape=bytes1MiB", unit: "ns/op", limit: "<=1.0x", anchor: "spsbench:Copy/size=1MiB"},
+	}
+	var out bytes.Buffer
+	summarizeGoals(&out, gs, set, "")
+	for _, want := range []string{" met", "not yet (FAIL)", "1 of 2 goals met"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -69,8 +88,18 @@ func TestReadTargetsErrors(t *testing.T) {
 			t.Errorf("readTargets accepted %q", bad)
 		}
 	}
-	// The repository's own table parses.
-	if _, err := readTargets("../../targets.txt"); err != nil {
-		t.Error(err)
+	// The repository's own tables parse, and no id is in both.
+	ids := map[string]string{}
+	for _, f := range []string{"../../targets.txt", "../../goals.txt"} {
+		ts, err := readTargets(f)
+		if err != nil {
+			t.Error(err)
+		}
+		for _, tg := range ts {
+			if prev, ok := ids[tg.id]; ok {
+				t.Errorf("%s: id %s already in %s", f, tg.id, prev)
+			}
+			ids[tg.id] = f
+		}
 	}
 }
