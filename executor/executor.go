@@ -334,6 +334,12 @@ func (e *Executor) DylibManager() *dylib.Manager { return e.dylibs }
 // must end on SIGTERM and Ctrl-C passes
 // signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt). Serve may be
 // called once.
+//
+// Over loopback TCP, Serve also ends the session as at end of input once
+// the controller's process no longer holds its end of the connection
+// (looked at every PeerWatchInterval): llvm-jitlink
+// -oop-executor-connect (LLVM 14 to 22) closes its socket at exit
+// without shutting it down, and would otherwise wait for ever.
 func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	e.mu.Lock()
 	if e.served {
@@ -348,6 +354,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		return errors.New("executor: Serve after Close")
 	}
 
+	stopWatch := simpleremote.WatchPeerClose(conn, PeerWatchInterval, func() {
+		e.log.Debug("the controller closed its end of the connection without shutting it down: shut down")
+	})
+	defer stopWatch()
 	if e.log.Enabled(ctx, slog.LevelDebug) {
 		conn = newLogConn(conn, e.log, e.names())
 	}
@@ -414,6 +424,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	}
 	return errors.Join(append([]error{err}, reported...)...)
 }
+
+// PeerWatchInterval is how often Serve looks whether a loopback TCP
+// controller still holds its end of the connection.
+const PeerWatchInterval = 100 * time.Millisecond
 
 // ControllerSpoke reports whether the controller sent any message on the
 // connection Serve served. A controller that hangs up right after Setup

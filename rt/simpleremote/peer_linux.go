@@ -2,14 +2,18 @@ package simpleremote
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,7 +33,8 @@ func PeerPID(c Conn) int {
 			return unixPeerPID(c.sc)
 		case *net.TCPAddr:
 			if addr.IP.IsLoopback() {
-				return tcpPeerPID(c.LocalAddr().(*net.TCPAddr), addr)
+				pid, _, _ := tcpPeer(c.LocalAddr().(*net.TCPAddr), addr)
+				return pid
 			}
 		}
 	}
@@ -50,20 +55,106 @@ func unixPeerPID(sc syscall.Conn) int {
 	return pid
 }
 
-// tcpPeerPID finds the socket whose local end is remote in
+// WatchPeerClose shuts c down and then calls gone (if not nil), once,
+// when the controller process at the other end of c, a loopback TCP
+// connection, no longer holds its end of it. LLVM's controllers (14 to
+// 22) close their socket at exit without shutting it down while their
+// own reader thread blocks on it, so neither side ever reads end-of-file
+// (the `-oop-executor-connect` exit hang); the shutdown gives both sides
+// the end-of-file of an orderly end (no Hangup: the controller has
+// already let go of its descriptor and would fail on one). It looks
+// every interval, from its own goroutine; stop ends the watch. Where the
+// controller's process cannot be found or read (another user, not
+// loopback, not TCP) it watches nothing.
+func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
+	sc, ok := c.(*sockConn)
+	if !ok {
+		return func() {}
+	}
+	remote, ok := sc.RemoteAddr().(*net.TCPAddr)
+	if !ok || !remote.IP.IsLoopback() {
+		return func() {}
+	}
+	local := sc.LocalAddr().(*net.TCPAddr)
+	quit := make(chan struct{})
+	var once sync.Once
+	shut := func() {
+		shutdownFile(sc.sc, shutRDWR)
+		if gone != nil {
+			gone()
+		}
+	}
+	go func() {
+		pid, inode, unsure := tcpPeer(local, remote)
+		switch {
+		case pid == 0 && inode != "" && !unsure:
+			shut() // a short session: let go of before the first look
+			return
+		case pid == 0:
+			return
+		}
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			switch holds(pid, "socket:["+inode+"]") {
+			case holdsNot:
+				shut()
+				return
+			case holdsUnknown: // unreadable now
+				return
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(quit) }) }
+}
+
+// What holds finds.
+const (
+	holdsYes = iota
+	holdsNot
+	holdsUnknown
+)
+
+// holds reports whether process pid has a descriptor linked to target;
+// a process that has exited holds none.
+func holds(pid int, target string) int {
+	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	fds, err := os.ReadDir(fdDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return holdsNot
+	}
+	if err != nil {
+		return holdsUnknown
+	}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && l == target {
+			return holdsYes
+		}
+	}
+	return holdsNot
+}
+
+// tcpPeer finds the socket whose local end is remote in
 // /proc/net/tcp{,6}, then the process holding it: among the processes
 // of the socket's owner only, newest (highest pid) first, since the
 // controller has just connected. Reading every process's descriptors
-// cost ~10 ms with 70 processes, all of it before Setup.
-func tcpPeerPID(local, remote *net.TCPAddr) int {
-	inode, uid := "", -1
+// cost ~10 ms with 70 processes, all of it before Setup. It returns the
+// pid and the socket's inode; pid is 0 if no process holds the socket,
+// and unsure is set if some candidate's descriptors could not be read.
+func tcpPeer(local, remote *net.TCPAddr) (pid int, inode string, unsure bool) {
+	uid := -1
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		if inode, uid = socketInode(table, remote.Port, local.Port); inode != "" {
 			break
 		}
 	}
 	if inode == "" {
-		return 0
+		return 0, "", true
 	}
 	want := "socket:[" + inode + "]"
 	self := os.Getpid()
@@ -71,18 +162,14 @@ func tcpPeerPID(local, remote *net.TCPAddr) int {
 		if pid == self || !ownedBy(pid, uid) {
 			continue
 		}
-		fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			if l, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil && l == want {
-				return pid
-			}
+		switch holds(pid, want) {
+		case holdsYes:
+			return pid, inode, false
+		case holdsUnknown:
+			unsure = true
 		}
 	}
-	return 0
+	return 0, inode, unsure
 }
 
 // pidsNewestFirst lists the processes in /proc, highest pid first.

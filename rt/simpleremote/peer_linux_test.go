@@ -3,10 +3,14 @@ package simpleremote
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,4 +64,92 @@ func TestPeerPID(t *testing.T) {
 	require.NoError(t, err)
 	defer tc.Close()
 	assert.Equal(t, peer.Process.Pid, PeerPID(tc), "loopback TCP")
+}
+
+// peerCloseEnv makes the test binary the controller of
+// TestWatchPeerClose: it connects to the port the variable names, reads
+// on the socket in a thread of its own and, once the executor's byte has
+// arrived, closes the descriptor from another thread without shutting it
+// down, as LLVM's controllers do at exit; it exits 0 when the blocked
+// read then sees end-of-file.
+const peerCloseEnv = "ORCRT_TEST_PEER_CLOSE_PORT"
+
+func peerCloseController(port string) {
+	p, _ := strconv.Atoi(port)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		os.Exit(10)
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: p, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		os.Exit(11)
+	}
+	reads := make(chan int, 2)
+	go func() {
+		runtime.LockOSThread()
+		for {
+			var b [1]byte
+			n, _ := syscall.Read(fd, b[:])
+			reads <- n
+			if n <= 0 {
+				return
+			}
+		}
+	}()
+	if <-reads != 1 { // the executor's byte: the connection is live
+		os.Exit(12)
+	}
+	time.Sleep(50 * time.Millisecond) // the reader blocks again
+	_ = syscall.Close(fd)
+	select {
+	case n := <-reads:
+		if n == 0 {
+			os.Exit(0)
+		}
+		os.Exit(13)
+	case <-time.After(20 * time.Second):
+		os.Exit(14)
+	}
+}
+
+// TestWatchPeerClose: a controller that closes its socket while its own
+// reader thread blocks on it (so no FIN is sent) is noticed; the
+// connection is shut down, so both the executor's reads and the
+// controller's blocked read see end-of-file. While the controller holds
+// its end, nothing happens.
+func TestWatchPeerClose(t *testing.T) {
+	if port := os.Getenv(peerCloseEnv); port != "" {
+		peerCloseController(port)
+		return
+	}
+	l, err := ListenTCP("127.0.0.1", "0")
+	require.NoError(t, err)
+	ctl := exec.Command(os.Args[0], "-test.run=^TestWatchPeerClose$")
+	ctl.Env = append(os.Environ(), fmt.Sprintf("%s=%d", peerCloseEnv, l.Addr().(*net.TCPAddr).Port))
+	require.NoError(t, ctl.Start())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := l.Accept(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+
+	gone := make(chan struct{})
+	stop := WatchPeerClose(c, 10*time.Millisecond, func() { close(gone) })
+	defer stop()
+	time.Sleep(100 * time.Millisecond) // ten looks while the controller holds its end
+	select {
+	case <-gone:
+		t.Fatal("the watch fired while the controller held its end")
+	default:
+	}
+	_, err = c.Write([]byte{1})
+	require.NoError(t, err)
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the controller's close was not noticed")
+	}
+	require.NoError(t, c.(interface{ SetReadDeadline(time.Time) error }).SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err = c.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "the executor's read after the shutdown")
+	require.NoError(t, ctl.Wait(), "the controller's blocked read must see end-of-file (exit 0)")
 }

@@ -315,7 +315,6 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 		assert.Equal(t, se, oe, "stderr differs from the stock executor")
 	}
 	switch {
-	case tc.tcp:
 	case tc.teardownRace:
 		assert.Contains(t, []int{0, 128 + int(syscall.SIGPIPE)}, stock.executorExit, "stock executor's exit status after the teardown")
 		assert.Contains(t, []int{0, 1}, ours.executorExit, "orcrt-executor's exit status after the teardown")

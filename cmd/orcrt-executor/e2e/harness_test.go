@@ -290,11 +290,15 @@ func runJITLink(t testing.TB, tc *toolchain, executor string, env []string, args
 }
 
 // runJITLinkTCP starts executor listening on a loopback port and connects
-// llvm-jitlink to it, preloading the shutdown shim (see
-// testdata/tcp_shutdown_shim.c) so the session can end.
+// llvm-jitlink to it. With the stock executor it preloads the shutdown
+// shim (see testdata/tcp_shutdown_shim.c) so the session can end;
+// orcrt-executor must end it without one (simpleremote.WatchPeerClose).
 func runJITLinkTCP(t testing.TB, tc *toolchain, executor string, env []string, args []string) outcome {
 	t.Helper()
-	shim := buildShim(t)
+	var preload []string
+	if executor != orcrtExecutor {
+		preload = []string{"LD_PRELOAD=" + buildShim(t)}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
 	defer cancel()
 	port := freePort(t)
@@ -313,7 +317,7 @@ func runJITLinkTCP(t testing.TB, tc *toolchain, executor string, env []string, a
 		t.Fatalf("%s never listened on port %d: %v\nstderr: %s", executor, port, err, exeErr.String())
 	}
 	cmd := exec.CommandContext(ctx, tc.jitlink, append([]string{fmt.Sprintf("-oop-executor-connect=127.0.0.1:%d", port)}, args...)...)
-	o := finish(t, ctx, cmd, append(env, "LD_PRELOAD="+shim))
+	o := finish(t, ctx, cmd, append(env, preload...))
 	waitErr := exe.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("TCP session with %s did not end within %v (hang)\n%s", executor, caseTimeout, o)
