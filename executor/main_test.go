@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
@@ -58,10 +59,7 @@ func TestMain(m *testing.M) {
 func requireStock(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat(stockBin); err != nil {
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", stockBin)
-		}
-		t.Skip("stock executor not installed:", err)
+		llvmtools.Missing(t, "stock executor not installed: %v", err)
 	}
 }
 

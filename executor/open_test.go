@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 const llvmJITLink22 = "/usr/lib/llvm-22/bin/llvm-jitlink"
@@ -34,10 +35,7 @@ func TestOpenOnListen(t *testing.T) {
 	}
 	for _, tool := range []string{llvmJITLink22, "/usr/bin/clang-22"} {
 		if _, err := os.Stat(tool); err != nil {
-			if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-				t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", tool)
-			}
-			t.Skip(err)
+			llvmtools.Missing(t, "%v", err)
 		}
 	}
 	dir := t.TempDir()

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 const (
@@ -43,11 +45,7 @@ func requireLLVM(t testing.TB) (cxx, llvmConfig string) {
 		missing = append(missing, llvmHeader)
 	}
 	if len(missing) > 0 {
-		msg := "LLVM 22 toolchain not available: missing " + strings.Join(missing, ", ")
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			t.Fatal(msg + " (ORCRT_REQUIRE_LLVM=1)")
-		}
-		t.Skip(msg)
+		llvmtools.Missing(t, "LLVM 22 toolchain not available: missing %s", strings.Join(missing, ", "))
 	}
 	return cxx, llvmConfig
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/internal/crossexec"
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
@@ -45,8 +46,8 @@ func TestMain(m *testing.M) {
 func runMain(m *testing.M) int {
 	if _, err := os.Stat(stockExecutor); err != nil {
 		stockMissing = stockExecutor + " not installed (Debian's llvm-22)"
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			fmt.Fprintln(os.Stderr, "procbench: ORCRT_REQUIRE_LLVM=1 but", stockMissing)
+		if llvmtools.Required() {
+			fmt.Fprintln(os.Stderr, "procbench:", llvmtools.RequireEnv+"=1 but", stockMissing)
 			return 1
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 const (
@@ -40,11 +42,7 @@ func buildLLVMBench(tb testing.TB) string {
 		missing = append(missing, llvmHeader)
 	}
 	if len(missing) > 0 {
-		msg := "LLVM 22 toolchain not available: missing " + strings.Join(missing, ", ")
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			tb.Fatal(msg + " (ORCRT_REQUIRE_LLVM=1)")
-		}
-		tb.Skip(msg)
+		llvmtools.Missing(tb, "LLVM 22 toolchain not available: missing %s", strings.Join(missing, ", "))
 	}
 	src, err := os.ReadFile(benchSrc)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
@@ -34,10 +35,7 @@ func requireLLVM(t *testing.T) {
 	}
 	for _, tool := range []string{llvmJITLink, "/usr/bin/clang-22"} {
 		if _, err := os.Stat(tool); err != nil {
-			if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-				t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", tool)
-			}
-			t.Skip(err)
+			llvmtools.Missing(t, "%v", err)
 		}
 	}
 }

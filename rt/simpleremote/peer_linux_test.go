@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/internal/crossexec"
 )
 
 // TestPeerPID identifies the controller process behind each kind of
@@ -123,7 +125,7 @@ func TestWatchPeerClose(t *testing.T) {
 	}
 	l, err := ListenTCP("127.0.0.1", "0")
 	require.NoError(t, err)
-	ctl := exec.Command(os.Args[0], "-test.run=^TestWatchPeerClose$")
+	ctl := crossexec.Command(os.Args[0], "-test.run=^TestWatchPeerClose$")
 	ctl.Env = append(os.Environ(), fmt.Sprintf("%s=%d", peerCloseEnv, l.Addr().(*net.TCPAddr).Port))
 	require.NoError(t, ctl.Start())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/internal/crossexec"
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
@@ -52,8 +53,8 @@ func startSelf(t *testing.T, opts *wiretest.ExecOptions) *wiretest.Executor {
 func haveStock(t *testing.T) bool {
 	t.Helper()
 	if _, err := os.Stat(stockExecutor); err != nil {
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", stockExecutor)
+		if llvmtools.Required() {
+			t.Fatalf("%s=1 but %s is missing", llvmtools.RequireEnv, stockExecutor)
 		}
 		return false
 	}

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 const (
@@ -114,10 +116,10 @@ func runMain(m *testing.M) int {
 	}
 	primary = &toolchain{major: 22, primary: true, jitlink: llvmBin + "/llvm-jitlink", stock: stockExecutor,
 		cc: "clang-22", cxx: "clang++-22", ar: llvmBin + "/llvm-ar", orcRuntime: orcRuntime}
-	if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
+	if llvmtools.Required() {
 		for _, tc := range toolchains()[1:] {
 			if tc.missing != "" && emuRoot == "" {
-				fmt.Fprintln(os.Stderr, "e2e: ORCRT_REQUIRE_LLVM=1 but", tc.missing)
+				fmt.Fprintln(os.Stderr, "e2e:", llvmtools.RequireEnv+"=1 but", tc.missing)
 				return 1
 			}
 		}
@@ -131,8 +133,8 @@ func runMain(m *testing.M) int {
 		}
 	}
 	if llvmMissing != "" {
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			fmt.Fprintln(os.Stderr, "e2e: ORCRT_REQUIRE_LLVM=1 but", llvmMissing)
+		if llvmtools.Required() {
+			fmt.Fprintln(os.Stderr, "e2e:", llvmtools.RequireEnv+"=1 but", llvmMissing)
 			return 1
 		}
 		return m.Run() // every test skips with the reason

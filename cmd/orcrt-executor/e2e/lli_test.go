@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 // lliCases are programs for lli's remote MCJIT. lli passes main no
@@ -42,7 +44,7 @@ func TestLLIRemoteMCJIT(t *testing.T) {
 			lli, child := filepath.Join(bin, "lli"), filepath.Join(bin, "lli-child-target")
 			for _, tool := range []string{lli, child, tch.cc} {
 				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s not found: %v", tool, err)
+					llvmtools.Missing(t, "%s not found: %v", tool, err)
 				}
 			}
 			tally := newTally(t, tch.major, "lli --remote-mcjit")

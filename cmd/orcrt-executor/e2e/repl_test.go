@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
 const clangRepl = llvmBin + "/clang-repl"
@@ -61,7 +63,7 @@ func TestClangRepl(t *testing.T) {
 		t.Skip("clang-repl runs on the host only")
 	}
 	if _, err := exec.LookPath(clangRepl); err != nil {
-		t.Skipf("%s not found (Debian's clang-22)", clangRepl)
+		llvmtools.Missing(t, "%s not found (Debian's clang-tools-22)", clangRepl)
 	}
 	for _, mode := range []string{"pipe", "shared-memory"} {
 		for _, tc := range replCases {

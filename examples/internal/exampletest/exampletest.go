@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
@@ -38,10 +38,7 @@ func Require(t testing.TB, tools ...string) {
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-				t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s: %v", tool, err)
-			}
-			t.Skipf("%s: %v (Debian's llvm-22 clang-22 clang-tools-22)", tool, err)
+			llvmtools.Missing(t, "%s: %v (Debian's llvm-22 clang-22 clang-tools-22)", tool, err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/sps"
@@ -21,10 +22,7 @@ const stockExecutor = "/usr/lib/llvm-22/bin/llvm-jitlink-executor"
 func startStock(t *testing.T, opts *wiretest.ExecOptions) *wiretest.Executor {
 	t.Helper()
 	if _, err := os.Stat(stockExecutor); err != nil {
-		if os.Getenv("ORCRT_REQUIRE_LLVM") == "1" {
-			t.Fatalf("ORCRT_REQUIRE_LLVM=1 but %s is missing", stockExecutor)
-		}
-		t.Skipf("%s not installed", stockExecutor)
+		llvmtools.Missing(t, "%s not installed", stockExecutor)
 	}
 	e, err := wiretest.StartExecutor(stockExecutor, opts)
 	require.NoError(t, err)
