@@ -87,6 +87,8 @@ func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
 	go func() {
 		pid, inode, unsure := tcpPeer(local, remote)
 		switch {
+		case pid == 0 && inode != "" && holds(os.Getpid(), "socket:["+inode+"]") == holdsYes:
+			return // the controller is in this process: its close is seen as usual
 		case pid == 0 && inode != "" && !unsure:
 			shut() // a short session: let go of before the first look
 			return

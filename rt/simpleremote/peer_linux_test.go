@@ -155,3 +155,31 @@ func TestWatchPeerClose(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF, "the executor's read after the shutdown")
 	require.NoError(t, ctl.Wait(), "the controller's blocked read must see end-of-file (exit 0)")
 }
+
+// TestWatchPeerCloseInProcess: a controller in this very process is not
+// taken for one that let go of its socket.
+func TestWatchPeerCloseInProcess(t *testing.T) {
+	l, err := ListenTCP("127.0.0.1", "0")
+	require.NoError(t, err)
+	ctl, err := net.Dial("tcp", l.Addr().String())
+	require.NoError(t, err)
+	defer ctl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := l.Accept(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+	gone := make(chan struct{})
+	stop := WatchPeerClose(c, 10*time.Millisecond, func() { close(gone) })
+	defer stop()
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-gone:
+		t.Fatal("an in-process controller was taken for a closed one")
+	default:
+	}
+	_, err = ctl.Write([]byte{1})
+	require.NoError(t, err)
+	_, err = io.ReadFull(c, make([]byte, 1))
+	require.NoError(t, err, "the connection still works")
+}
