@@ -153,14 +153,16 @@ func TestManySessionsNoLeaks(t *testing.T) {
 	// A new thread reserves its 8 MiB stack and, in glibc, a 64 MiB malloc
 	// arena (+72.0 MiB with one new thread, measured, without and with
 	// -race); a leaked mapping that merges with a neighbour shows only
-	// here. The resident set grew by 0.9 to 2.7 MiB. Under QEMU both are
+	// here. The resident set grew by 0.9 to 2.7 MiB (without -race). Under QEMU both are
 	// the emulator's, which grows its translation cache (+6 GiB, seen).
 	if crossexec.Emulated() {
 		return
 	}
 	newThreads := uint64(max(0, after.threads-before.threads))
 	assert.LessOrEqual(t, after.vmSize, before.vmSize+newThreads*72<<20+24<<20, "address space")
-	assert.LessOrEqual(t, after.rss, before.rss+16<<20, "resident memory")
+	if !raceEnabled { // the race detector's shadow pages are resident (+57 MiB over 500 sessions, seen in CI)
+		assert.LessOrEqual(t, after.rss, before.rss+16<<20, "resident memory")
+	}
 }
 
 // oneSession serves one complete session over OS pipes and ends it as
