@@ -123,27 +123,13 @@ func TestWatchPeerClose(t *testing.T) {
 		peerCloseController(port)
 		return
 	}
-	l, err := ListenTCP("127.0.0.1", "0")
-	require.NoError(t, err)
-	ctl := crossexec.Command(os.Args[0], "-test.run=^TestWatchPeerClose$")
-	ctl.Env = append(os.Environ(), fmt.Sprintf("%s=%d", peerCloseEnv, l.Addr().(*net.TCPAddr).Port))
-	require.NoError(t, ctl.Start())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := l.Accept(ctx)
-	require.NoError(t, err)
-	defer c.Close()
-
-	gone := make(chan struct{})
-	stop := WatchPeerClose(c, 10*time.Millisecond, func() { close(gone) })
-	defer stop()
-	time.Sleep(100 * time.Millisecond) // ten looks while the controller holds its end
-	select {
-	case <-gone:
-		t.Fatal("the watch fired while the controller held its end")
-	default:
-	}
-	_, err = c.Write([]byte{1})
+	var ctl *exec.Cmd
+	c, gone := watchedConn(t, func(port int) {
+		ctl = crossexec.Command(os.Args[0], "-test.run=^TestWatchPeerClose$")
+		ctl.Env = append(os.Environ(), fmt.Sprintf("%s=%d", peerCloseEnv, port))
+		require.NoError(t, ctl.Start())
+	})
+	_, err := c.Write([]byte{1})
 	require.NoError(t, err)
 	select {
 	case <-gone:
@@ -159,27 +145,40 @@ func TestWatchPeerClose(t *testing.T) {
 // TestWatchPeerCloseInProcess: a controller in this very process is not
 // taken for one that let go of its socket.
 func TestWatchPeerCloseInProcess(t *testing.T) {
+	var ctl net.Conn
+	c, _ := watchedConn(t, func(port int) {
+		var err error
+		ctl, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = ctl.Close() })
+	})
+	_, err := ctl.Write([]byte{1})
+	require.NoError(t, err)
+	_, err = io.ReadFull(c, make([]byte, 1))
+	require.NoError(t, err, "the connection still works")
+}
+
+// watchedConn accepts the connection that connect makes to a fresh
+// loopback port, watches it with WatchPeerClose (every 10 ms), and checks
+// that the watch does not fire in the first 100 ms, while the controller
+// holds its end. gone is closed when it fires.
+func watchedConn(t *testing.T, connect func(port int)) (Conn, chan struct{}) {
+	t.Helper()
 	l, err := ListenTCP("127.0.0.1", "0")
 	require.NoError(t, err)
-	ctl, err := net.Dial("tcp", l.Addr().String())
-	require.NoError(t, err)
-	defer ctl.Close()
+	connect(l.Addr().(*net.TCPAddr).Port)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := l.Accept(ctx)
 	require.NoError(t, err)
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
 	gone := make(chan struct{})
-	stop := WatchPeerClose(c, 10*time.Millisecond, func() { close(gone) })
-	defer stop()
-	time.Sleep(200 * time.Millisecond)
+	t.Cleanup(WatchPeerClose(c, 10*time.Millisecond, func() { close(gone) }))
+	time.Sleep(100 * time.Millisecond) // ten looks
 	select {
 	case <-gone:
-		t.Fatal("an in-process controller was taken for a closed one")
+		t.Fatal("the watch fired while the controller held its end")
 	default:
 	}
-	_, err = ctl.Write([]byte{1})
-	require.NoError(t, err)
-	_, err = io.ReadFull(c, make([]byte, 1))
-	require.NoError(t, err, "the connection still works")
+	return c, gone
 }
