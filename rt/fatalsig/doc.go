@@ -12,7 +12,9 @@
 // makes SIGABRT default-fatal. A SIGPIPE in non-Go code kills the process
 // silently; one from a Go write to a vanished controller is ignored, so
 // the write fails with EPIPE and the session ends in order. The handler
-// writes one line starting with "orcrt-executor: " to stderr, restores the
+// writes one line starting with "orcrt-executor: " to stderr (the signal,
+// the faulting address and, on Linux, the faulting instruction's address
+// as ", pc 0x..."), restores the
 // default action and re-raises; nothing is flushed. RATIONALE.md
 // ("rt/fatalsig") explains the design.
 //

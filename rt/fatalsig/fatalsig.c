@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "fatalsig.h"
@@ -58,8 +59,19 @@ void orcrt_fatalsig_die(int sig) {
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
-static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
+// The faulting instruction's address, or 0 where it is not known.
+static uintptr_t orcrt_fault_pc(void *uctx) {
+#if defined(__linux__) && defined(__x86_64__)
+	return (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__linux__) && defined(__aarch64__)
+	return (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.pc;
+#else
 	(void)uctx;
+	return 0;
+#endif
+}
+
+static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
 	if (orcrt_fatalsig_quiet) {
 		orcrt_fatalsig_die(sig);
 		return;
@@ -70,6 +82,11 @@ static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
 	n = orcrt_put(b, n, sizeof b - 1, orcrt_signame(sig));
 	n = orcrt_put(b, n, sizeof b - 1, " in native code, address ");
 	n = orcrt_put_hex(b, n, sizeof b - 1, (uintptr_t)info->si_addr);
+	uintptr_t pc = orcrt_fault_pc(uctx);
+	if (pc != 0) {
+		n = orcrt_put(b, n, sizeof b - 1, ", pc ");
+		n = orcrt_put_hex(b, n, sizeof b - 1, pc);
+	}
 	b[n++] = '\n';
 	ssize_t w = write(2, b, n);
 	(void)w;

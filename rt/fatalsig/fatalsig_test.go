@@ -101,6 +101,11 @@ func TestDiesBySignal(t *testing.T) {
 			case tc.note:
 				require.Len(t, lines, 1, stderr)
 				assert.True(t, strings.HasPrefix(lines[0], "orcrt-executor: "), stderr)
+				if runtime.GOOS == "linux" && tc.sig != syscall.SIGTRAP {
+					// Where the fault happened, for a crash in JIT'd code
+					// (SIGTRAP is raised, not taken at an instruction).
+					assert.Regexp(t, `, pc 0x[0-9a-f]{4,}$`, lines[0])
+				}
 			case tc.sig == syscall.SIGABRT:
 				assert.Equal(t, "about to abort\n", stderr)
 			default:

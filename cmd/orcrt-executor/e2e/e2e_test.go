@@ -50,6 +50,27 @@ type e2eCase struct {
 	// tooOld says why older ones are left out.
 	minLLVM int
 	tooOld  string
+	// controllerRace names the releases whose llvm-jitlink races in this
+	// case, with what goes wrong; there each executor gets up to
+	// raceTries runs to meet the expectation.
+	controllerRace map[int]string
+}
+
+// raceTries is how often a case is run against a controller known to
+// race in it. A failure rate of 4% under load (measured) leaves one
+// chance in 15,000 that three runs all fail.
+const raceTries = 3
+
+// llvm19MainBeforeDependency: llvm-jitlink 19 sometimes calls
+// run_as_main while an allocation main's code calls into is reserved but
+// not yet finalized (seen in the executor's log: three reserves, two
+// finalizes, then run_as_main; the fault is at the third allocation's
+// first page). The stock executor then dies of SIGSEGV or aborts ("pure
+// virtual method called"), or the controller reports "Resource tracker
+// ... became defunct": 27 of 240 runs four at a time, orcrt-executor 9
+// of 240. Releases 14, 16 and 22 did not fail in 160 runs each.
+var llvm19MainBeforeDependency = map[int]string{
+	19: "llvm-jitlink 19 may run main before a dependency's allocation is finalized",
 }
 
 // part is one argument of a case that depends on the toolchain (an
@@ -127,9 +148,11 @@ func cases() []e2eCase {
 			tooOld: "llvm-jitlink 14-16 need minutes to link 2,000 functions, with either executor",
 			want:   expect{exit: 2000 * 2001 / 2 % 256, stdout: []string{"sum=2001000\n"}}},
 		{name: "objects-cross-refs-weak", args: args(obj("-O1", "multi_a.c"), obj("-O1", "multi_b.c")),
-			want: expect{exit: 17 + 34 + 100, stdout: []string{"a=17 b=34 weak=100 missing=(null)\n"}}},
+			controllerRace: llvm19MainBeforeDependency,
+			want:           expect{exit: 17 + 34 + 100, stdout: []string{"a=17 b=34 weak=100 missing=(null)\n"}}},
 		{name: "static-archive", args: args(obj("-O1", "archive_main.c"), obj("-O1", "archive_lib1.c", "archive_lib2.c")),
-			want: expect{exit: 9 + 8, stdout: []string{"sq=49 cube=27\n"}}},
+			controllerRace: llvm19MainBeforeDependency,
+			want:           expect{exit: 9 + 8, stdout: []string{"sq=49 cube=27\n"}}},
 		{name: "floating-point-simd-libm", args: args(obj("-O1", "fp.c")),
 			want: expect{exit: 16, stdout: []string{"sqrt2=1.414214 sin1=0.841471 pow=1024 poly=4.250 simd=164.0,93.0,42.0,11.0 f=499.50\n"}}},
 		{name: "deep-recursion", args: args(obj("-O1", "recurse.c")),
@@ -290,8 +313,18 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 	if tc.tcp {
 		runWith = runJITLinkTCP
 	}
-	stock := runWith(t, tch, tch.stock, tc.env, jitArgs)
-	ours := runWith(t, tch, orcrtExecutor, tc.env, jitArgs)
+	run := func(executor string) outcome {
+		o := runWith(t, tch, executor, tc.env, jitArgs)
+		why, racy := tc.controllerRace[tch.major]
+		for try := 2; racy && try <= raceTries && !tc.want.metBy(o); try++ {
+			t.Logf("%s failed a case LLVM %d's controller races in (%s); run %d of %d:\n%s",
+				executor, tch.major, why, try, raceTries, o)
+			o = runWith(t, tch, executor, tc.env, jitArgs)
+		}
+		return o
+	}
+	stock := run(tch.stock)
+	ours := run(orcrtExecutor)
 	cmdline := fmt.Sprintf("llvm-jitlink-%d %s", tch.major, strings.Join(jitArgs, " "))
 	t.Logf("outcome %s: exit stock=%d orcrt=%d, executor status stock=%d orcrt=%d",
 		targetName, stock.exit, ours.exit, stock.executorExit, ours.executorExit)
