@@ -13,13 +13,17 @@
 #                          against the working tree, curated subset
 #   make bench-gate-full   the same over every benchmark of every family
 #   make bench-baseline    profiles/baseline-$(GOARCH).txt from a full run
+#   make bench-instr-baseline REASON="..."
+#                          profiles/instructions-$(GOARCH).txt, the stored
+#                          instruction counts the gate holds the tree to
 #   make pgo-profile       regenerates profiles/orcrt-executor.pgo
 #
 # The gate (bench/cmd/benchgate) builds both revisions' test binaries,
-# alternates their runs, and fails only on a slowdown that is both
+# alternates their runs, and fails on a slowdown that is both
 # significant (Mann-Whitney U, p < 0.05) and larger than
-# BENCH_THRESHOLD, or on any increase of allocs/op (and of B/op where it
-# is deterministic). See README.md ("Benchmarks") for calibrating it.
+# BENCH_THRESHOLD in two runs, on any increase of allocs/op (and of B/op
+# where it is deterministic), and on instructions per op more than 5%
+# above the base or the stored baseline. See README.md ("Benchmarks").
 
 BENCH_BASE ?= HEAD~1
 BENCH_THRESHOLD ?= 10%
@@ -30,30 +34,18 @@ BENCH_TIME ?= 200ms
 BENCH_WHOLE_N ?= 10
 PGO_PROFILE := profiles/orcrt-executor.pgo
 
-# The gated subset: every family's hot path, allocations included
-# (package-relative benchmark regexps, as -bench takes them; a package
-# may appear twice: a -bench pattern with more levels than a benchmark
-# has does not report that benchmark). Whole llvm-jitlink runs are not
-# gated (seconds per sample; `make bench` compares them with stock).
-BENCH_GATE_SET := \
-  ./bench/spsbench='^BenchmarkSPS$$/^op=(encode|decode)$$/^shape=(seq1000u32|bytes1MiB|finalize)$$' \
-  ./bench/keepalivebench='^BenchmarkKeepalive$$/^impl=orcrt$$' \
-  ./bench/membench='^BenchmarkSlab$$/^op=alloc-finalize-free$$/^size=4KiB$$/^map=single$$' \
-  ./bench/membench='^BenchmarkNativeCall$$/^kind=wrapper$$' \
-  ./bench/allocbench='^Benchmark(AllocActions|MemoryManager)$$/^(n=4|op=alloc-cycle)$$' \
-  ./bench/rtbench='^BenchmarkWrapperCall$$/^path=loopback-borrowing$$' \
-  ./bench/wirebench='^BenchmarkRoundTrip$$/^transport=pipe$$/^call=(empty|write1MiB)$$' \
-  ./bench/procbench='^BenchmarkRoundTrip$$/^transport=pipe$$/^call=(empty|alloc-cycle)$$/^executor=orcrt$$'
+# The gated set lives in bench/gate.txt; the stored instruction baseline
+# in profiles/instructions-$(GOARCH).txt (`make bench-instr-baseline
+# REASON="..."` re-records it). Packages whose base and head builds are
+# byte-identical (-trimpath, orcrt-executor and the PGO profile included)
+# are not timed: there is nothing to compare.
+BENCH_GATE_FILE := bench/gate.txt
+# Extra benchgate flags (.ci/gate-trials.sh passes -compare-identical).
+BENCH_GATE_EXTRA ?=
+BENCH_GATE_COMMON := -set $(BENCH_GATE_FILE) -exe ./cmd/orcrt-executor -input $(PGO_PROFILE) \
+  -instr-baseline profiles/instructions-$(shell $(GO) env GOARCH).txt
 
-# Gated on allocations only, their time reported: the in-process
-# alloc-cycle is three mprotect calls whose cost on a VM varies by
-# +-35-50% between runs (make bench), so its time failed 1 of 5 gate runs
-# between two commits that do not touch its path (+13%, p=0.029) and once
-# in CI (+22.7%, p=0.023). bench/procbench's alloc-cycle, whose round
-# trips dominate it, is still gated on time; make bench compares both.
-BENCH_GATE_ALLOCS_ONLY ?= ^allocbench:MemoryManager/op=alloc-cycle
-
-.PHONY: bench bench-report bench-gate bench-gate-full bench-baseline pgo-profile
+.PHONY: bench bench-report bench-gate bench-gate-full bench-baseline bench-instr-baseline pgo-profile
 
 TEST_EXTRA += bench-gate
 
@@ -65,15 +57,19 @@ bench-report:
 
 bench-gate:
 	$(GO) run ./bench/cmd/benchgate -base $(BENCH_BASE) -threshold $(BENCH_THRESHOLD) \
-	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_GATE_TIME) -allocs-only '$(BENCH_GATE_ALLOCS_ONLY)' \
-	  -out bench/out/gate $(BENCH_GATE_SET)
+	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_GATE_TIME) $(BENCH_GATE_COMMON) $(BENCH_GATE_EXTRA) \
+	  -out bench/out/gate
 
 bench-gate-full:
 	$(GO) run ./bench/cmd/benchgate -base $(BENCH_BASE) -threshold $(BENCH_THRESHOLD) \
-	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_TIME) -allocs-only '$(BENCH_GATE_ALLOCS_ONLY)' \
+	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_TIME) -exe ./cmd/orcrt-executor -input $(PGO_PROFILE) \
 	  -out bench/out/gate-full \
 	  ./bench/spsbench=. ./bench/keepalivebench=. ./bench/membench=. ./bench/allocbench=. \
 	  ./bench/rtbench=. ./bench/wirebench=. ./bench/procbench=.
+
+bench-instr-baseline:
+	@test -n "$(REASON)" || { echo 'bench-instr-baseline: say why: make bench-instr-baseline REASON="..."'; exit 1; }
+	$(GO) run ./bench/cmd/benchgate $(BENCH_GATE_COMMON) -record-instr -reason "$(REASON)"
 
 bench-baseline:
 	bench/baseline.sh profiles/baseline-$$($(GO) env GOARCH).txt

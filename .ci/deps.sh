@@ -3,7 +3,7 @@
 # LLVM 22 (llvm-jitlink, clang-repl, the stock executor, clang-22, headers and
 # the ORC runtime archive) and LLVM 14, 15, 16 and 19. Runs apt-get only
 # when something is missing and we are root; otherwise says exactly what to
-# install.
+# install. Also valgrind (the benchmark gate's instruction counts).
 set -euo pipefail
 
 need_pkgs=()
@@ -25,6 +25,8 @@ for v in 16 19; do
 done
 command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
 command -v make >/dev/null 2>&1 || need_pkgs+=(make)
+# The benchmark gate counts instructions under cachegrind.
+command -v valgrind >/dev/null 2>&1 || need_pkgs+=(valgrind)
 for extra in "$@"; do
   dpkg -s "$extra" >/dev/null 2>&1 || need_pkgs+=("$extra")
 done

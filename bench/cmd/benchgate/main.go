@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -21,23 +21,42 @@ import (
 	"github.com/orcgo/orcrt/bench/internal/benchdata"
 )
 
-type pkgSpec struct{ dir, bench string }
+type pkgSpec struct {
+	dir, bench string
+	allocsOnly bool // ns/op reported, not gated (kind allocs)
+}
 
 type config struct {
-	base      string
-	threshold float64
-	alpha     float64
-	count     int
-	confirm   int // rounds of the second run that must agree with a time failure
-	benchtime string
-	cpu       string
-	out       string
-	pkgs      []pkgSpec
-	// allocsOnly matches benchmarks whose time is reported but not gated
-	// (their allocations still are): figures dominated by system calls
-	// whose cost varies more between runs than any threshold allows.
-	allocsOnly *regexp.Regexp
+	base           string
+	setFile        string // the gated set (bench/gate.txt)
+	threshold      float64
+	instrThreshold float64
+	alpha          float64
+	count          int
+	confirm        int // rounds of the second run that must agree with a time failure
+	benchtime      string
+	cpu            string
+	out            string
+	pkgs           []pkgSpec   // time and allocs entries
+	instr          []gateEntry // instr entries
+	exes           []string    // main packages the benchmarks build and run
+	inputs         []string    // files the benchmarks read (a PGO profile)
+	instrBaseline  string      // stored instruction baseline
+	record         bool        // record instrBaseline instead of gating
+	reason         string
+	// compareIdentical runs and judges packages whose base and head
+	// builds are byte-identical (calibration); by default they are not
+	// compared, as any difference would be noise.
+	compareIdentical bool
+	// allocsOnlyKeys holds the benchmarks (pkg:Name) run by allocs
+	// entries, filled as their output arrives.
+	allocsOnlyKeys map[string]bool
 }
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
 	code, err := run()
@@ -49,53 +68,87 @@ func main() {
 }
 
 func run() (int, error) {
-	var c config
-	var threshold string
+	c := config{allocsOnlyKeys: map[string]bool{}}
+	var threshold, instrThreshold string
+	var exes, inputs listFlag
 	flag.StringVar(&c.base, "base", "HEAD~1", "base revision (git); \"none\" skips the gate")
+	flag.StringVar(&c.setFile, "set", "", "gated-set file (bench/gate.txt); PKG=REGEXP arguments add time entries")
 	flag.StringVar(&threshold, "threshold", "10%", "slowdown that fails when significant (e.g. 10% or 0.1)")
+	flag.StringVar(&instrThreshold, "instr-threshold", "5%", "instruction-count increase that fails (against the base and the stored baseline)")
+	flag.StringVar(&c.instrBaseline, "instr-baseline", "", "stored instruction baseline (profiles/instructions-amd64.txt); required with instr entries")
+	flag.BoolVar(&c.record, "record-instr", false, "measure the working tree's instr entries and write -instr-baseline (with -reason); no gate")
+	flag.StringVar(&c.reason, "reason", "", "with -record-instr: why the baseline is re-recorded")
 	flag.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	flag.IntVar(&c.count, "count", 10, "rounds (samples per benchmark and revision)")
 	flag.IntVar(&c.confirm, "confirm", 10, "rounds of a second run of the packages with a time failure, which must fail too (0: no second run)")
 	flag.StringVar(&c.benchtime, "benchtime", "100ms", "-benchtime of every run")
 	flag.StringVar(&c.cpu, "cpu", strconv.Itoa(runtime.NumCPU()), "-cpu of every run (fixed)")
 	flag.StringVar(&c.out, "out", "bench/out/gate", "output directory")
-	var allocsOnly string
-	flag.StringVar(&allocsOnly, "allocs-only", "", "regexp of benchmarks (as the verdict table names them) whose ns/op is reported, not gated")
+	flag.Var(&exes, "exe", "main package the benchmarks build and run (repeatable): part of every package's fingerprint")
+	flag.Var(&inputs, "input", "file the benchmarks read (repeatable): part of every package's fingerprint")
+	flag.BoolVar(&c.compareIdentical, "compare-identical", false, "also run and judge packages whose base and head builds are identical")
 	flag.Parse()
-	t, err := parseThreshold(threshold)
-	if err != nil {
+	c.exes, c.inputs = exes, inputs
+	var err error
+	if c.threshold, err = parseThreshold("-threshold", threshold); err != nil {
 		return 0, err
 	}
-	c.threshold = t
-	if allocsOnly != "" {
-		if c.allocsOnly, err = regexp.Compile(allocsOnly); err != nil {
-			return 0, fmt.Errorf("-allocs-only: %w", err)
-		}
+	if c.instrThreshold, err = parseThreshold("-instr-threshold", instrThreshold); err != nil {
+		return 0, err
 	}
 	if c.count < 2 || c.confirm == 1 {
 		return 0, errors.New("-count and -confirm must be at least 2 (the U test needs samples); -confirm 0 turns the second run off")
+	}
+	if c.setFile != "" {
+		gs, err := loadGateSet(c.setFile)
+		if err != nil {
+			return 0, err
+		}
+		c.add(gs.entries)
 	}
 	for _, a := range flag.Args() {
 		dir, re, ok := strings.Cut(a, "=")
 		if !ok || dir == "" || re == "" {
 			return 0, fmt.Errorf("argument %q: want PKGDIR=REGEXP", a)
 		}
-		c.pkgs = append(c.pkgs, pkgSpec{filepath.Clean(dir), re})
+		c.pkgs = append(c.pkgs, pkgSpec{dir: filepath.Clean(dir), bench: re})
 	}
-	if len(c.pkgs) == 0 {
+	if len(c.pkgs) == 0 && len(c.instr) == 0 {
 		return 0, errors.New("no packages to gate")
 	}
+	if len(c.instr) > 0 && c.instrBaseline == "" {
+		return 0, errors.New("instr entries need -instr-baseline")
+	}
+	if c.record && c.reason == "" {
+		return 0, errors.New("-record-instr needs -reason")
+	}
 	start := time.Now()
-	code, err := gate(&c)
+	var code int
+	if c.record {
+		err = record(&c)
+	} else {
+		code, err = gate(&c)
+	}
 	fmt.Printf("benchgate: %s\n", time.Since(start).Round(time.Second))
 	return code, err
 }
 
-func parseThreshold(s string) (float64, error) {
+func (c *config) add(entries []gateEntry) {
+	for _, e := range entries {
+		switch e.kind {
+		case kindInstr:
+			c.instr = append(c.instr, e)
+		default:
+			c.pkgs = append(c.pkgs, pkgSpec{dir: filepath.Clean(e.dir), bench: e.bench, allocsOnly: e.kind == kindAllocs})
+		}
+	}
+}
+
+func parseThreshold(flagName, s string) (float64, error) {
 	pct := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("-threshold %q: want e.g. 10%% or 0.1", s)
+		return 0, fmt.Errorf("%s %q: want e.g. 10%% or 0.1", flagName, s)
 	}
 	if pct {
 		v /= 100
@@ -103,12 +156,56 @@ func parseThreshold(s string) (float64, error) {
 	return v, nil
 }
 
-func gate(c *config) (int, error) {
+func moduleRoot() (string, error) {
 	root, err := output("", "go", "env", "GOMOD")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(strings.TrimSpace(root)), nil
+}
+
+// record measures the working tree's instr entries and writes the stored
+// baseline.
+func record(c *config) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "benchgate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	b := &instrBaseline{reason: c.reason, goVersion: goVersion(), perOp: map[string]float64{}}
+	bins := map[string]string{}
+	for i, e := range c.instr {
+		bin, ok := bins[e.dir]
+		if !ok {
+			bin = filepath.Join(tmp, fmt.Sprintf("instr-%d.test", i))
+			if err := buildTest(root, e.dir, bin); err != nil {
+				return err
+			}
+			bins[e.dir] = bin
+		}
+		name, v, err := measureInstr(bin, filepath.Join(root, e.dir), e)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s\t%.0f instructions/op\n", name, v)
+		b.perOp[name] = v
+	}
+	if err := b.write(c.instrBaseline); err != nil {
+		return err
+	}
+	fmt.Printf("benchgate: wrote %s (%d entries)\n", c.instrBaseline, len(b.perOp))
+	return nil
+}
+
+func gate(c *config) (int, error) {
+	root, err := moduleRoot()
 	if err != nil {
 		return 0, err
 	}
-	root = filepath.Dir(strings.TrimSpace(root))
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return 0, err
 	}
@@ -138,32 +235,103 @@ func gate(c *config) (int, error) {
 		}
 	}()
 	fmt.Printf("benchgate: base %s (%s), head = working tree %s\n", c.base, sha[:12], root)
-	fmt.Printf("benchgate: %d rounds, -benchtime %s, -cpu %s, threshold %.0f%%, alpha %g\n",
-		c.count, c.benchtime, c.cpu, c.threshold*100, c.alpha)
+	fmt.Printf("benchgate: %d rounds, -benchtime %s, -cpu %s, threshold %.0f%%, alpha %g; instructions: threshold %.0f%%\n",
+		c.count, c.benchtime, c.cpu, c.threshold*100, c.alpha, c.instrThreshold*100)
 
-	var built []bins
-	var newPkgs []string
-	for i, p := range c.pkgs {
-		b := bins{head: filepath.Join(tmp, fmt.Sprintf("head-%d.test", i))}
-		if err := buildTest(root, p.dir, b.head); err != nil {
-			return 0, fmt.Errorf("head: %w", err)
+	failed := 0
+	if c.setFile != "" {
+		n, err := checkSetAgainstBase(c, baseTree)
+		if err != nil {
+			return 0, err
 		}
-		if _, err := os.Stat(filepath.Join(baseTree, p.dir)); err == nil {
-			b.base = filepath.Join(tmp, fmt.Sprintf("base-%d.test", i))
-			if err := buildTest(baseTree, p.dir, b.base); err != nil {
-				return 0, fmt.Errorf("base: %w", err)
-			}
-		} else {
+		failed += n
+	}
+
+	fp := fingerprints{tmp: tmp}
+	if err := fp.common(c, root, baseTree); err != nil {
+		return 0, err
+	}
+	var built []bins
+	var newPkgs, identical []string
+	for i, p := range c.pkgs {
+		b, err := fp.build(root, baseTree, p.dir, i)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case b.base == "":
 			newPkgs = append(newPkgs, p.dir)
+		case b.identical && !c.compareIdentical:
+			identical = append(identical, p.dir+" "+p.bench)
+			b = bins{} // not run
 		}
 		built = append(built, b)
 	}
-
-	all := make([]int, len(c.pkgs))
-	for i := range all {
-		all[i] = i
+	for _, p := range newPkgs {
+		fmt.Printf("benchgate: %s: new (the base has no such package)\n", p)
 	}
-	rd := rounds{c: c, pkgs: all, bins: built, baseTree: baseTree, root: root}
+	for _, p := range identical {
+		fmt.Printf("benchgate: %s: base and head builds identical (-trimpath, with %v): not compared\n", p, c.exes)
+	}
+
+	var run []int
+	for i, b := range built {
+		if b.head != "" {
+			run = append(run, i)
+		}
+	}
+	if len(run) > 0 {
+		n, err := timeGate(c, root, baseTree, out, run, built)
+		if err != nil {
+			return 0, err
+		}
+		failed += n
+	}
+	if len(c.instr) > 0 {
+		n, err := instrGate(c, root, baseTree, &fp)
+		if err != nil {
+			return 0, err
+		}
+		failed += n
+	}
+	if failed > 0 {
+		fmt.Printf("benchgate: FAIL: %d regression(s) against %s\n", failed, c.base)
+		return 1, nil
+	}
+	fmt.Printf("benchgate: PASS: no regression against %s\n", c.base)
+	return 0, nil
+}
+
+// checkSetAgainstBase fails the gate when the head's gated set dropped
+// entries of the base's without a new reason.
+func checkSetAgainstBase(c *config, baseTree string) (int, error) {
+	head, err := loadGateSet(c.setFile)
+	if err != nil {
+		return 0, err
+	}
+	baseSet, err := loadGateSet(filepath.Join(baseTree, c.setFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		fmt.Printf("benchgate: the base's %s does not parse (%v): not compared\n", c.setFile, err)
+		return 0, nil
+	}
+	gone, err := dropped(baseSet, head)
+	for _, e := range gone {
+		fmt.Printf("benchgate: %s: dropped from the gated set (%s)\n", e, head.reason)
+	}
+	if err != nil {
+		fmt.Printf("benchgate: FAIL: %v\n", err)
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// timeGate runs the time and allocs entries of the packages run and
+// returns the number of regressions.
+func timeGate(c *config, root, baseTree, out string, run []int, built []bins) (int, error) {
+	rd := rounds{c: c, pkgs: run, bins: built, baseTree: baseTree, root: root}
 	baseOut, headOut := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
 	if err := rd.run(c.count, baseOut, headOut); err != nil {
 		return 0, err
@@ -182,16 +350,13 @@ func gate(c *config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, p := range newPkgs {
-		fmt.Printf("benchgate: %s: new (the base has no such package)\n", p)
-	}
 	failed, slower := verdicts(c, base, head)
 	if len(slower) > 0 && c.confirm > 0 {
 		// A time failure must repeat in a second, independent run of its
 		// packages: one significant result in many is what chance alone
 		// gives now and then.
 		fmt.Printf("\nbenchgate: %d time failure(s): confirming with %d more rounds of their packages\n", len(slower), c.confirm)
-		rd.pkgs = pkgsOf(c, slower)
+		rd.pkgs = pkgsOf(c, slower, run)
 		cb, ch := filepath.Join(out, "base-confirm.txt"), filepath.Join(out, "head-confirm.txt")
 		if err := rd.run(c.confirm, cb, ch); err != nil {
 			return 0, err
@@ -202,15 +367,146 @@ func gate(c *config) (int, error) {
 		}
 		failed -= len(slower) - confirmed(c, slower, base2, head2)
 	}
-	if failed > 0 {
-		fmt.Printf("benchgate: FAIL: %d regression(s) against %s\n", failed, c.base)
-		return 1, nil
-	}
-	fmt.Printf("benchgate: PASS: no regression against %s\n", c.base)
-	return 0, nil
+	return failed, nil
 }
 
-type bins struct{ base, head string }
+// instrGate measures the instr entries on the head, and on the base
+// where its build differs, and judges them against the base and the
+// stored baseline.
+func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) {
+	stored, err := readInstrBaseline(c.instrBaseline)
+	if err != nil {
+		return 0, err
+	}
+	if stored.goVersion != goVersion() {
+		fmt.Printf("benchgate: FAIL: %s was recorded with %s, this is %s: instruction counts differ between compilers; re-record it (make bench-instr-baseline REASON=...)\n",
+			c.instrBaseline, stored.goVersion, goVersion())
+		return 1, nil
+	}
+	storedAtBase, err := readInstrBaseline(filepath.Join(baseTree, c.instrBaseline))
+	if errors.Is(err, fs.ErrNotExist) {
+		storedAtBase, err = nil, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	fmt.Printf("\nbenchgate: instructions per op under cachegrind (%d entries; stored baseline %s, %s)\n", len(c.instr), c.instrBaseline, stored.reason)
+	var res []instrResult
+	for i, e := range c.instr {
+		b, err := fp.build(root, baseTree, e.dir, len(c.pkgs)+i)
+		if err != nil {
+			return 0, err
+		}
+		name, head, err := measureInstr(b.head, filepath.Join(root, e.dir), e)
+		if err != nil {
+			return 0, err
+		}
+		r := instrResult{name: name, head: head}
+		switch {
+		case b.base == "":
+		case b.identical && !c.compareIdentical:
+			r.base = head
+		default:
+			if _, r.base, err = measureInstr(b.base, filepath.Join(baseTree, e.dir), e); err != nil {
+				return 0, err
+			}
+		}
+		res = append(res, r)
+	}
+	return instrVerdicts(c, res, stored, storedAtBase), nil
+}
+
+func readInstrBaseline(path string) (*instrBaseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseInstrBaseline(data, path)
+}
+
+type bins struct {
+	base, head string
+	identical  bool // same bytes, and the same -exe builds and -input files
+}
+
+// fingerprints builds test binaries with -trimpath, so that two
+// revisions whose code a benchmark runs is the same build to the same
+// bytes, and tells whether the rest of what the benchmarks run (-exe,
+// -input) is the same in both.
+type fingerprints struct {
+	tmp        string
+	commonSame bool
+	built      map[string]bins
+}
+
+func (fp *fingerprints) common(c *config, root, baseTree string) error {
+	fp.commonSame = true
+	for i, exe := range c.exes {
+		h, b := filepath.Join(fp.tmp, fmt.Sprintf("exe-head-%d", i)), filepath.Join(fp.tmp, fmt.Sprintf("exe-base-%d", i))
+		if _, err := output(root, "go", "build", "-trimpath", "-o", h, exe); err != nil {
+			return fmt.Errorf("head: %w", err)
+		}
+		if _, err := output(baseTree, "go", "build", "-trimpath", "-o", b, exe); err != nil {
+			fp.commonSame = false // the base has no such command, or it does not build
+			continue
+		}
+		if same, err := sameFiles(h, b); err != nil || !same {
+			fp.commonSame = false
+		}
+	}
+	for _, in := range c.inputs {
+		if same, err := sameFiles(filepath.Join(root, in), filepath.Join(baseTree, in)); err != nil || !same {
+			fp.commonSame = false
+		}
+	}
+	return nil
+}
+
+// build returns the package's test binaries (base empty when the base has
+// no such package), built once per package.
+func (fp *fingerprints) build(root, baseTree, dir string, i int) (bins, error) {
+	if b, ok := fp.built[dir]; ok {
+		return b, nil
+	}
+	b := bins{head: filepath.Join(fp.tmp, fmt.Sprintf("head-%d.test", i))}
+	if err := buildTest(root, dir, b.head); err != nil {
+		return b, fmt.Errorf("head: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(baseTree, dir)); err == nil {
+		b.base = filepath.Join(fp.tmp, fmt.Sprintf("base-%d.test", i))
+		if err := buildTest(baseTree, dir, b.base); err != nil {
+			return b, fmt.Errorf("base: %w", err)
+		}
+		same, err := sameFiles(b.head, b.base)
+		if err != nil {
+			return b, err
+		}
+		b.identical = same && fp.commonSame
+	}
+	if fp.built == nil {
+		fp.built = map[string]bins{}
+	}
+	fp.built[dir] = b
+	return b, nil
+}
+
+// sameFiles reports whether two files have the same bytes; a file
+// missing on one side only is a difference.
+func sameFiles(a, b string) (bool, error) {
+	x, errA := os.ReadFile(a)
+	y, errB := os.ReadFile(b)
+	switch {
+	case errA != nil && errB != nil && errors.Is(errA, fs.ErrNotExist) && errors.Is(errB, fs.ErrNotExist):
+		return true, nil
+	case errA != nil && !errors.Is(errA, fs.ErrNotExist):
+		return false, errA
+	case errB != nil && !errors.Is(errB, fs.ErrNotExist):
+		return false, errB
+	case errA != nil || errB != nil:
+		return false, nil
+	}
+	return bytes.Equal(x, y), nil
+}
 
 // rounds runs some of the gated packages' binaries, alternating base and
 // head.
@@ -249,7 +545,14 @@ func (rd *rounds) run(n int, baseOut, headOut string) error {
 				if o.bin == "" {
 					continue
 				}
-				if err := runBench(rd.c, o.bin, filepath.Join(o.tree, p.dir), p.bench, o.w); err != nil {
+				res, err := runBench(rd.c, o.bin, filepath.Join(o.tree, p.dir), p.bench)
+				if err != nil {
+					return err
+				}
+				if p.allocsOnly {
+					rd.c.markAllocsOnly(res)
+				}
+				if _, err := o.w.Write(res); err != nil {
 					return err
 				}
 			}
@@ -261,6 +564,17 @@ func (rd *rounds) run(n int, baseOut, headOut string) error {
 	return hf.Close()
 }
 
+// markAllocsOnly records the benchmarks of an allocs entry's output.
+func (c *config) markAllocsOnly(res []byte) {
+	s := benchdata.New()
+	if err := s.Read(bytes.NewReader(res), "allocs"); err != nil {
+		return
+	}
+	for _, k := range s.Keys() {
+		c.allocsOnlyKeys[k.Pkg+":"+k.Name] = true
+	}
+}
+
 func load(baseOut, headOut string) (base, head *benchdata.Set, err error) {
 	if base, err = benchdata.Load(baseOut); err != nil {
 		return nil, nil, err
@@ -269,11 +583,13 @@ func load(baseOut, headOut string) (base, head *benchdata.Set, err error) {
 	return base, head, err
 }
 
-// pkgsOf returns the indices of the packages the benchmarks keys belong
-// to (a key's Pkg is the last element of its package path).
-func pkgsOf(c *config, keys []benchdata.Key) []int {
+// pkgsOf returns the indices, among those of run, of the packages the
+// benchmarks keys belong to (a key's Pkg is the last element of its
+// package path).
+func pkgsOf(c *config, keys []benchdata.Key, run []int) []int {
 	var idx []int
-	for i, p := range c.pkgs {
+	for _, i := range run {
+		p := c.pkgs[i]
 		for _, k := range keys {
 			if k.Pkg == filepath.Base(p.dir) {
 				idx = append(idx, i)
@@ -311,7 +627,8 @@ func confirmed(c *config, keys []benchdata.Key, base, head *benchdata.Set) int {
 }
 
 func buildTest(tree, pkg, out string) error {
-	cmd := exec.Command("go", "test", "-c", "-o", out, "./"+filepath.ToSlash(pkg))
+	// -trimpath: the same code builds to the same bytes in both trees.
+	cmd := exec.Command("go", "test", "-c", "-trimpath", "-o", out, "./"+filepath.ToSlash(pkg))
 	cmd.Dir = tree
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go test -c %s in %s: %w\n%s", pkg, tree, err, b)
@@ -319,16 +636,16 @@ func buildTest(tree, pkg, out string) error {
 	return nil
 }
 
-func runBench(c *config, bin, dir, bench string, w *os.File) error {
+func runBench(c *config, bin, dir, bench string) ([]byte, error) {
 	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", bench, "-test.benchmem",
 		"-test.count", "1", "-test.benchtime", c.benchtime, "-test.cpu", c.cpu)
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = w, &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s in %s: %w\n%s", filepath.Base(bin), dir, err, stderr.Bytes())
+		return nil, fmt.Errorf("%s in %s: %w\n%s", filepath.Base(bin), dir, err, stderr.Bytes())
 	}
-	return nil
+	return stdout.Bytes(), nil
 }
 
 func output(dir, name string, args ...string) (string, error) {
@@ -360,9 +677,9 @@ func verdicts(c *config, base, head *benchdata.Set) (failed int, slower []benchd
 			if len(h) == 0 || len(b) == 0 {
 				continue
 			}
-			if unit == "ns/op" && !timeGated(c, k.String()) {
+			if unit == "ns/op" && !timeGated(c, k) {
 				line, _ := judge(c, unit, b, h)
-				fmt.Fprintf(tw, "%s\t%s\t%s (not gated: -allocs-only)\n", k, unit, line)
+				fmt.Fprintf(tw, "%s\t%s\t%s (not gated: an allocs entry)\n", k, unit, line)
 				continue
 			}
 			line, fail := judge(c, unit, b, h)
@@ -384,10 +701,10 @@ func verdicts(c *config, base, head *benchdata.Set) (failed int, slower []benchd
 	return failed, slower
 }
 
-// timeGated reports whether the benchmark named name is gated on its
-// time (ns/op), not only on its allocations.
-func timeGated(c *config, name string) bool {
-	return c.allocsOnly == nil || !c.allocsOnly.MatchString(name)
+// timeGated reports whether the benchmark k is gated on its time
+// (ns/op), not only on its allocations.
+func timeGated(c *config, k benchdata.Key) bool {
+	return !c.allocsOnlyKeys[k.Pkg+":"+k.Name]
 }
 
 func judge(c *config, unit string, b, h []float64) (string, bool) {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orcgo/orcrt/bench/internal/benchdata"
 )
 
 func TestJudge(t *testing.T) {
@@ -46,28 +47,30 @@ func TestJudge(t *testing.T) {
 
 func TestParseThreshold(t *testing.T) {
 	for in, want := range map[string]float64{"10%": 0.10, "0.1": 0.1, "25%": 0.25} {
-		if got, err := parseThreshold(in); err != nil || got != want {
+		if got, err := parseThreshold("-threshold", in); err != nil || got != want {
 			t.Errorf("parseThreshold(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "fast", "-5%"} {
-		if _, err := parseThreshold(bad); err == nil {
+		if _, err := parseThreshold("-threshold", bad); err == nil {
 			t.Errorf("parseThreshold(%q) accepted", bad)
 		}
 	}
 }
 
 func TestTimeGated(t *testing.T) {
-	c := &config{}
-	if !timeGated(c, "allocbench:MemoryManager/op=alloc-cycle-2") {
-		t.Error("without -allocs-only every benchmark's time is gated")
+	c := &config{allocsOnlyKeys: map[string]bool{}}
+	cycle := benchdata.Key{Pkg: "allocbench", Name: "MemoryManager/op=alloc-cycle", Procs: 2}
+	actions := benchdata.Key{Pkg: "allocbench", Name: "AllocActions/n=4", Procs: 2}
+	if !timeGated(c, cycle) {
+		t.Error("without allocs entries every benchmark's time is gated")
 	}
-	c.allocsOnly = regexp.MustCompile(`^allocbench:MemoryManager/op=alloc-cycle`)
-	if timeGated(c, "allocbench:MemoryManager/op=alloc-cycle-2") {
-		t.Error("alloc-cycle matches -allocs-only: its time must not be gated")
+	c.markAllocsOnly([]byte("pkg: github.com/orcgo/orcrt/bench/allocbench\nBenchmarkMemoryManager/op=alloc-cycle-2 \t 100 \t 5000 ns/op \t 248 B/op \t 6 allocs/op\n"))
+	if timeGated(c, cycle) {
+		t.Error("alloc-cycle came from an allocs entry: its time must not be gated")
 	}
-	if !timeGated(c, "allocbench:AllocActions/n=4-2") {
-		t.Error("AllocActions does not match -allocs-only: its time is gated")
+	if !timeGated(c, actions) {
+		t.Error("AllocActions came from no allocs entry: its time is gated")
 	}
 }
 
@@ -89,7 +92,7 @@ func TestConfirmed(t *testing.T) {
 	}
 	same := []int{100, 101, 99, 100, 102, 98, 100, 101, 99, 100}
 	slow := []int{130, 131, 129, 130, 132, 128, 130, 131, 129, 130}
-	c := &config{threshold: 0.10, alpha: 0.05, pkgs: []pkgSpec{{"bench/spsbench", "."}, {"bench/wirebench", "."}}}
+	c := &config{threshold: 0.10, alpha: 0.05, pkgs: []pkgSpec{{dir: "bench/spsbench", bench: "."}, {dir: "bench/wirebench", bench: "."}}}
 	base, head, err := load(write("b1", same...), write("h1", slow...))
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +101,7 @@ func TestConfirmed(t *testing.T) {
 	if failed != 1 || len(slower) != 1 {
 		t.Fatalf("first run: %d failures, %d on time; want 1, 1", failed, len(slower))
 	}
-	if got := pkgsOf(c, slower); len(got) != 1 || got[0] != 1 {
+	if got := pkgsOf(c, slower, []int{0, 1}); len(got) != 1 || got[0] != 1 {
 		t.Fatalf("pkgsOf = %v, want [1] (wirebench)", got)
 	}
 	base, head, _ = load(write("b2", same...), write("h2", same...))

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Kinds of gated entries (bench/gate.txt).
+const (
+	kindTime   = "time"   // ns/op (U test, threshold, confirmation), allocs/op, B/op
+	kindAllocs = "allocs" // allocs/op and B/op; ns/op reported only
+	kindInstr  = "instr"  // instructions per op under cachegrind
+)
+
+// gateEntry is one line of the gated set.
+type gateEntry struct {
+	kind  string
+	dir   string // package directory, ./bench/spsbench
+	bench string // -bench expression
+	n     int    // kindInstr: iterations of the shorter run
+}
+
+func (e gateEntry) String() string {
+	s := e.kind + " " + e.dir + " " + e.bench
+	if e.kind == kindInstr {
+		s += " " + strconv.Itoa(e.n)
+	}
+	return s
+}
+
+// gateSet is the parsed gated-set file.
+type gateSet struct {
+	entries []gateEntry
+	reason  string // the "reason:" line, which a change that drops an entry must renew
+}
+
+// parseGateSet reads a gated-set file: "#" comments, one "reason: ..."
+// line, and entries "KIND PKGDIR REGEXP [N]".
+func parseGateSet(data []byte, name string) (*gateSet, error) {
+	gs := &gateSet{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if r, ok := strings.CutPrefix(line, "reason:"); ok {
+			gs.reason = strings.TrimSpace(r)
+			continue
+		}
+		f := strings.Fields(line)
+		bad := func(why string) error { return fmt.Errorf("%s:%d: %s: %q", name, ln, why, line) }
+		if len(f) < 3 {
+			return nil, bad("want KIND PKGDIR REGEXP [N]")
+		}
+		e := gateEntry{kind: f[0], dir: "./" + filepath.ToSlash(filepath.Clean(f[1])), bench: f[2]}
+		if _, err := regexp.Compile(strings.ReplaceAll(e.bench, "/", "")); err != nil {
+			return nil, bad("bad regexp: " + err.Error())
+		}
+		switch e.kind {
+		case kindTime, kindAllocs:
+			if len(f) != 3 {
+				return nil, bad("a " + e.kind + " entry takes no N")
+			}
+		case kindInstr:
+			if len(f) != 4 {
+				return nil, bad("an instr entry needs N, the iterations of its shorter run")
+			}
+			n, err := strconv.Atoi(f[3])
+			if err != nil || n < 1 {
+				return nil, bad("N must be a positive integer")
+			}
+			e.n = n
+		default:
+			return nil, bad("unknown kind " + strconv.Quote(e.kind) + " (time, allocs or instr)")
+		}
+		gs.entries = append(gs.entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if gs.reason == "" {
+		return nil, fmt.Errorf("%s: no \"reason:\" line (the last change's reason for the set)", name)
+	}
+	return gs, nil
+}
+
+func loadGateSet(path string) (*gateSet, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseGateSet(b, path)
+}
+
+// dropped returns the entries of base that head no longer has, and an
+// error unless head gives a new reason for the change.
+func dropped(base, head *gateSet) ([]gateEntry, error) {
+	have := map[string]bool{}
+	for _, e := range head.entries {
+		have[e.String()] = true
+	}
+	var gone []gateEntry
+	for _, e := range base.entries {
+		if !have[e.String()] {
+			gone = append(gone, e)
+		}
+	}
+	if len(gone) > 0 && head.reason == base.reason {
+		return gone, errors.New("the gated set lost entries without a new \"reason:\" line")
+	}
+	return gone, nil
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Instruction counts: a benchmark run under cachegrind at N and 3N
+// iterations; the difference divided by 2N is the instructions one
+// operation executes, whatever the run's fixed cost (start-up, b.N=1
+// probe, set-up). One P, no GC and no asynchronous preemption keep the
+// scheduler's and the collector's own work out of it: measured, two
+// runs then agree within 0.1-2.4% (RATIONALE.md, "The regression gate").
+var instrEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+
+// instrRuns is how often each of the two lengths runs; the smallest
+// count is kept (interference only ever adds instructions).
+const instrRuns = 2
+
+// measureInstr returns the benchmark's name (benchdata key form,
+// pkg:Name) and its instructions per operation.
+func measureInstr(bin, dir string, e gateEntry) (string, float64, error) {
+	var name string
+	count := func(n int) (float64, error) {
+		best := -1.0
+		for range instrRuns {
+			nm, ir, err := cachegrind(bin, dir, e.bench, n)
+			if err != nil {
+				return 0, err
+			}
+			if name != "" && nm != name {
+				return 0, fmt.Errorf("%s: %s ran %s, then %s", e.dir, e.bench, name, nm)
+			}
+			name = nm
+			if best < 0 || ir < best {
+				best = ir
+			}
+		}
+		return best, nil
+	}
+	short, err := count(e.n)
+	if err != nil {
+		return "", 0, err
+	}
+	long, err := count(3 * e.n)
+	if err != nil {
+		return "", 0, err
+	}
+	return filepath.Base(e.dir) + ":" + name, (long - short) / float64(2*e.n), nil
+}
+
+// cachegrind runs one benchmark n times under valgrind's cachegrind and
+// returns its name and the process's instruction count.
+func cachegrind(bin, dir, bench string, n int) (string, float64, error) {
+	cmd := exec.Command("valgrind", "--tool=cachegrind", "--cache-sim=no",
+		"--smc-check=all-non-file", "--cachegrind-out-file=/dev/null",
+		bin, "-test.run", "^$", "-test.bench", bench, "-test.count", "1",
+		"-test.benchtime", strconv.Itoa(n)+"x", "-test.cpu", "1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), instrEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", 0, errors.New("valgrind not found: instruction counts need it (make deps installs it)")
+		}
+		return "", 0, fmt.Errorf("valgrind %s -test.bench %s: %w\n%s%s", filepath.Base(bin), bench, err, stdout.Bytes(), stderr.Bytes())
+	}
+	var names []string
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) > 1 && strings.HasPrefix(f[0], "Benchmark") {
+			names = append(names, strings.TrimPrefix(f[0], "Benchmark"))
+		}
+	}
+	if len(names) != 1 {
+		return "", 0, fmt.Errorf("%s -test.bench %s ran %d benchmarks %v: an instr entry must name exactly one", filepath.Base(bin), bench, len(names), names)
+	}
+	ir, err := parseIRefs(stderr.String())
+	if err != nil {
+		return "", 0, fmt.Errorf("%s -test.bench %s: %w", filepath.Base(bin), bench, err)
+	}
+	return names[0], ir, nil
+}
+
+// parseIRefs finds cachegrind's "I   refs:      12,345" summary line.
+func parseIRefs(out string) (float64, error) {
+	for line := range strings.Lines(out) {
+		_, rest, ok := strings.Cut(line, "I   refs:")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(rest), ",", ""), 64)
+		if err != nil {
+			return 0, fmt.Errorf("cachegrind summary %q: %w", strings.TrimSpace(line), err)
+		}
+		return v, nil
+	}
+	return 0, errors.New("no \"I refs\" line in cachegrind's output")
+}
+
+// instrBaseline is the stored instruction baseline
+// (profiles/instructions-$GOARCH.txt): what the gate compares the head
+// with besides its parent, so that creep over many commits fails.
+type instrBaseline struct {
+	reason    string
+	goVersion string
+	perOp     map[string]float64
+}
+
+func parseInstrBaseline(data []byte, name string) (*instrBaseline, error) {
+	b := &instrBaseline{perOp: map[string]float64{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "reason:"):
+			b.reason = strings.TrimSpace(strings.TrimPrefix(line, "reason:"))
+		case strings.HasPrefix(line, "go:"):
+			b.goVersion = strings.TrimSpace(strings.TrimPrefix(line, "go:"))
+		default:
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				return nil, fmt.Errorf("%s:%d: want NAME INSTRUCTIONS-PER-OP: %q", name, ln, line)
+			}
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil || v <= 0 {
+				return nil, fmt.Errorf("%s:%d: bad count %q", name, ln, f[1])
+			}
+			b.perOp[f[0]] = v
+		}
+	}
+	if b.reason == "" || b.goVersion == "" {
+		return nil, fmt.Errorf("%s: needs \"reason:\" and \"go:\" lines", name)
+	}
+	return b, sc.Err()
+}
+
+func (b *instrBaseline) write(path string) error {
+	var w bytes.Buffer
+	fmt.Fprintf(&w, "# Instructions per operation of the gated instr entries (bench/gate.txt),\n")
+	fmt.Fprintf(&w, "# under cachegrind; recorded by `make bench-instr-baseline REASON=...`.\n")
+	fmt.Fprintf(&w, "# The gate fails when the head runs more than its threshold above these.\n")
+	fmt.Fprintf(&w, "reason: %s\ngo: %s\n", b.reason, b.goVersion)
+	names := make([]string, 0, len(b.perOp))
+	for n := range b.perOp {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&w, "%s %.0f\n", n, b.perOp[n])
+	}
+	return os.WriteFile(path, w.Bytes(), 0o644)
+}
+
+// instrResult is one instr entry measured on both revisions.
+type instrResult struct {
+	name       string
+	base, head float64 // per op; base 0 when the base lacks the package
+}
+
+// instrVerdicts prints the instruction table and returns the number of
+// failures: more than threshold above the parent or the stored baseline,
+// missing from the baseline, or in the baseline but no longer measured
+// (unless the baseline was re-recorded with a new reason).
+func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBaseline) int {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "instructions/op\tstored\tbase\thead\tvs base\tvs stored\tverdict")
+	failed := 0
+	seen := map[string]bool{}
+	for _, r := range res {
+		seen[r.name] = true
+		var why []string
+		vsBase, vsStored := "-", "-"
+		if r.base > 0 {
+			d := r.head/r.base - 1
+			vsBase = fmt.Sprintf("%+.1f%%", d*100)
+			if d > c.instrThreshold {
+				why = append(why, "above the base")
+			}
+		}
+		st, ok := stored.perOp[r.name]
+		if ok {
+			d := r.head/st - 1
+			vsStored = fmt.Sprintf("%+.1f%%", d*100)
+			if d > c.instrThreshold {
+				why = append(why, "above the stored baseline (creep)")
+			}
+		} else {
+			why = append(why, "not in the stored baseline (record it)")
+		}
+		verdict := "ok"
+		if len(why) > 0 {
+			verdict = "FAIL (" + strings.Join(why, "; ") + ")"
+			failed++
+		} else if ok && r.head < st*(1-c.instrThreshold) {
+			verdict = "ok (faster than stored: re-record to keep the gain)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\t%s\t%s\n", r.name, fmtCount(st), fmtCount(r.base), r.head, vsBase, vsStored, verdict)
+	}
+	// A stored benchmark of a package the set still measures must still
+	// be measured: otherwise it was removed or renamed. (Dropping a
+	// package from the set is the set file's own check.)
+	measuredPkg := map[string]bool{}
+	for _, r := range res {
+		measuredPkg[pkgOf(r.name)] = true
+	}
+	renewed := storedAtBase == nil || storedAtBase.reason != stored.reason
+	var gone []string
+	for n := range stored.perOp {
+		if !seen[n] && measuredPkg[pkgOf(n)] {
+			gone = append(gone, n)
+		}
+	}
+	sort.Strings(gone)
+	for _, n := range gone {
+		if renewed {
+			fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tok (not measured; the baseline was re-recorded: %s)\n", n, stored.perOp[n], stored.reason)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tFAIL (removed or renamed: re-record the baseline with a reason)\n", n, stored.perOp[n])
+		failed++
+	}
+	tw.Flush()
+	return failed
+}
+
+func pkgOf(name string) string {
+	p, _, _ := strings.Cut(name, ":")
+	return p
+}
+
+func fmtCount(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func goVersion() string { return runtime.Version() }

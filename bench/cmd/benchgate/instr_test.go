@@ -1,0 +1,131 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func TestParseGateSet(t *testing.T) {
+	gs, err := parseGateSet([]byte(`# comment
+reason: first
+time ./bench/spsbench ^BenchmarkSPS$
+allocs bench/allocbench ^BenchmarkMemoryManager$
+instr ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 5000
+`), "gate.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs.reason != "first" || len(gs.entries) != 3 {
+		t.Fatalf("reason %q, %d entries; want first, 3", gs.reason, len(gs.entries))
+	}
+	if e := gs.entries[1]; e.kind != kindAllocs || e.dir != "./bench/allocbench" {
+		t.Errorf("entry 2 = %+v", e)
+	}
+	if e := gs.entries[2]; e.kind != kindInstr || e.n != 5000 {
+		t.Errorf("entry 3 = %+v", e)
+	}
+	for _, bad := range []string{
+		"time ./bench/x ^B$\n",                  // no reason
+		"reason: r\nspeed ./bench/x ^B$\n",      // unknown kind
+		"reason: r\ninstr ./bench/x ^B$\n",      // instr without N
+		"reason: r\ninstr ./bench/x ^B$ zero\n", // bad N
+		"reason: r\ntime ./bench/x ^B$ 10\n",    // time with N
+		"reason: r\ntime ./bench/x\n",           // no regexp
+		"reason: r\ntime ./bench/x ^(B$\n",      // bad regexp
+	} {
+		if _, err := parseGateSet([]byte(bad), "gate.txt"); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+// TestDropped: a change that shrinks the gated set must renew its reason.
+func TestDropped(t *testing.T) {
+	parse := func(s string) *gateSet {
+		gs, err := parseGateSet([]byte(s), "gate.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gs
+	}
+	base := parse("reason: a\ntime ./bench/x ^B$\ninstr ./bench/x ^C$ 10\n")
+	if gone, err := dropped(base, parse("reason: a\ntime ./bench/x ^B$\ninstr ./bench/x ^C$ 10\ntime ./bench/y ^D$\n")); err != nil || len(gone) != 0 {
+		t.Errorf("an added entry: %v, %v", gone, err)
+	}
+	if gone, err := dropped(base, parse("reason: a\ntime ./bench/x ^B$\n")); err == nil || len(gone) != 1 {
+		t.Errorf("a dropped entry with the old reason: %v, %v; want a failure", gone, err)
+	}
+	if gone, err := dropped(base, parse("reason: C is gated by D now\ntime ./bench/x ^B$\n")); err != nil || len(gone) != 1 {
+		t.Errorf("a dropped entry with a new reason: %v, %v", gone, err)
+	}
+}
+
+func TestParseIRefs(t *testing.T) {
+	v, err := parseIRefs("==1== \n==1== I   refs:      28,897,199\n")
+	if err != nil || v != 28897199 {
+		t.Errorf("parseIRefs = %v, %v", v, err)
+	}
+	if _, err := parseIRefs("no summary"); err == nil {
+		t.Error("accepted output without a summary")
+	}
+}
+
+func TestInstrBaselineRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "instructions.txt")
+	in := &instrBaseline{reason: "why", goVersion: "go1.26.8", perOp: map[string]float64{"spsbench:SPS/op=decode": 2126, "a:B": 7}}
+	if err := in.write(p); err != nil {
+		t.Fatal(err)
+	}
+	out, err := readInstrBaseline(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.reason != in.reason || out.goVersion != in.goVersion || len(out.perOp) != 2 || out.perOp["spsbench:SPS/op=decode"] != 2126 {
+		t.Errorf("read back %+v", out)
+	}
+	if _, err := parseInstrBaseline([]byte("a:B 7\n"), "x"); err == nil {
+		t.Error("accepted a baseline without reason and go lines")
+	}
+}
+
+// TestInstrCreep: five commits, each 4% more instructions on one figure,
+// pass against their parents (within 5%) but fail against the stored
+// baseline from the second on.
+func TestInstrCreep(t *testing.T) {
+	c := &config{instrThreshold: 0.05}
+	stored := &instrBaseline{reason: "r", perOp: map[string]float64{"spsbench:SPS": 2000}}
+	prev := 2000.0
+	firstFail := 0
+	for commit := 1; commit <= 5; commit++ {
+		head := prev * 1.04
+		if n := instrVerdicts(c, []instrResult{{name: "spsbench:SPS", base: prev, head: head}}, stored, stored); n > 0 && firstFail == 0 {
+			firstFail = commit
+		}
+		prev = head
+	}
+	if firstFail == 0 || firstFail > 5 {
+		t.Fatalf("five +4%% commits never failed")
+	}
+	if firstFail != 2 {
+		t.Errorf("first failure at commit %d, want 2 (+8.2%% over the stored baseline)", firstFail)
+	}
+}
+
+func TestInstrVerdicts(t *testing.T) {
+	c := &config{instrThreshold: 0.05}
+	stored := &instrBaseline{reason: "r", perOp: map[string]float64{"p:A": 100, "p:Gone": 50}}
+	res := []instrResult{{name: "p:A", base: 100, head: 104}}
+	if n := instrVerdicts(c, res, stored, stored); n != 1 {
+		t.Errorf("a benchmark in the baseline that is no longer measured: %d failures, want 1", n)
+	}
+	renewed := &instrBaseline{reason: "Gone was renamed A2", perOp: stored.perOp}
+	if n := instrVerdicts(c, res, renewed, stored); n != 0 {
+		t.Errorf("the same with a re-recorded baseline: %d failures, want 0", n)
+	}
+	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 110}, {name: "p:Gone", base: 50, head: 50}}, stored, stored); n != 1 {
+		t.Errorf("+10%% over base and stored: %d failures, want 1", n)
+	}
+	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 100}, {name: "p:Gone", base: 50, head: 50}, {name: "p:New", head: 9}}, stored, stored); n != 1 {
+		t.Errorf("a new benchmark missing from the baseline: %d failures, want 1", n)
+	}
+}
