@@ -13,26 +13,29 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/orcgo/orcrt/bench/internal/benchdata"
 )
 
 // Instruction counts: a benchmark run under cachegrind at N and 3N
 // iterations; the difference divided by 2N is the instructions one
 // operation executes, whatever the run's fixed cost (start-up, b.N=1
 // probe, set-up). One P, no GC and no asynchronous preemption keep the
-// scheduler's and the collector's own work out of it: measured, two
-// runs then agree within 0.1-2.4% (RATIONALE.md, "The regression gate").
+// scheduler's and the collector's own work out of it (RATIONALE.md,
+// "The regression gate", gives the measured spread).
 var instrEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
 
-// instrRuns is how often each of the two lengths runs; the smallest
-// count is kept (interference only ever adds instructions).
-const instrRuns = 2
+// instrRuns is how often each of the two lengths runs; the median is
+// kept. Run to run, a count varies by up to 2.5% (the pipe round trip:
+// how reads and wake-ups fall), in both directions.
+const instrRuns = 3
 
 // measureInstr returns the benchmark's name (benchdata key form,
 // pkg:Name) and its instructions per operation.
 func measureInstr(bin, dir string, e gateEntry) (string, float64, error) {
 	var name string
 	count := func(n int) (float64, error) {
-		best := -1.0
+		var runs []float64
 		for range instrRuns {
 			nm, ir, err := cachegrind(bin, dir, e.bench, n)
 			if err != nil {
@@ -42,11 +45,9 @@ func measureInstr(bin, dir string, e gateEntry) (string, float64, error) {
 				return 0, fmt.Errorf("%s: %s ran %s, then %s", e.dir, e.bench, name, nm)
 			}
 			name = nm
-			if best < 0 || ir < best {
-				best = ir
-			}
+			runs = append(runs, ir)
 		}
-		return best, nil
+		return benchdata.Median(runs), nil
 	}
 	short, err := count(e.n)
 	if err != nil {
