@@ -88,12 +88,13 @@ func fromBits[R Result](c uint8, b uint64) R {
 type sig struct {
 	f    Func
 	code uint64
+	ints bool // integer arguments and result only: native.CallInts4
 }
 
 // newSig lays the arguments out: integer classes in the integer registers
 // in order, floating ones in the vector registers.
 func newSig(f Func, ret uint8, args ...uint8) sig {
-	s := sig{f: f, code: uint64(ret) << (8 * retByte)}
+	s := sig{f: f, code: uint64(ret) << (8 * retByte), ints: ret&cFloat == 0}
 	ni, nf := uint8(0), uint8(4)
 	for i, c := range args {
 		slot := &ni
@@ -102,6 +103,9 @@ func newSig(f Func, ret uint8, args ...uint8) sig {
 		}
 		s.code |= uint64(c|*slot<<cSlot) << (8 * i)
 		*slot++
+		if c&cFloat != 0 {
+			s.ints = false
+		}
 	}
 	return s
 }
@@ -112,12 +116,42 @@ func put[T Scalar](r *native.Regs4, code uint64, i int, v T) {
 	(*[8]uint64)(unsafe.Pointer(r))[c>>cSlot&7] = toBits(c, v)
 }
 
+// bits is argument i of code as its register word (ints signatures).
+func bits[T Scalar](code uint64, i int, v T) uint64 { return toBits(uint8(code>>(8*i)), v) }
+
+// callInts makes a guarded call of an ints signature.
+func callInts[R Result](s *sig, a0, a1, a2, a3 uint64) (R, error) {
+	g := s.f.guard
+	if g == nil {
+		var zero R
+		return zero, errZeroFunc
+	}
+	tok, ok := g.Acquire() // inlined: one atomic pair
+	if !ok {
+		var zero R
+		return zero, s.f.denied()
+	}
+	b := native.CallInts4(s.f.addr, a0, a1, a2, a3)
+	tok.Release()
+	return fromBits[R](uint8(s.code>>(8*retByte)), b), nil
+}
+
+// callIntsHeld is callInts inside a Batch.
+func callIntsHeld[R Result](s *sig, a0, a1, a2, a3 uint64) R {
+	return fromBits[R](uint8(s.code>>(8*retByte)), native.CallInts4(s.f.addr, a0, a1, a2, a3))
+}
+
 // call makes a guarded call; r is built before the token is taken.
 func call[R Result](s sig, r *native.Regs4) (R, error) {
-	tok, err := s.f.enter()
-	if err != nil {
+	g := s.f.guard
+	if g == nil {
 		var zero R
-		return zero, err
+		return zero, errZeroFunc
+	}
+	tok, ok := g.Acquire() // inlined: one atomic pair
+	if !ok {
+		var zero R
+		return zero, s.f.denied()
 	}
 	c := uint8(s.code >> (8 * retByte))
 	b := native.CallRegs4(s.f.addr, r, c&cFloat != 0)
@@ -190,13 +224,26 @@ func (t Func3[R, A1, A2, A3]) Func() Func { return t.s.f }
 func (t Func4[R, A1, A2, A3, A4]) Func() Func { return t.s.f }
 
 // Call calls the function.
-func (t Func0[R]) Call() (R, error) { return call[R](t.s, &native.Regs4{}) }
+func (t Func0[R]) Call() (R, error) {
+	if t.s.ints {
+		return callInts[R](&t.s, 0, 0, 0, 0)
+	}
+	return call[R](t.s, &native.Regs4{})
+}
 
 // CallHeld calls the function inside [Func.Batch].
-func (t Func0[R]) CallHeld() R { return callHeld[R](t.s, &native.Regs4{}) }
+func (t Func0[R]) CallHeld() R {
+	if t.s.ints {
+		return callIntsHeld[R](&t.s, 0, 0, 0, 0)
+	}
+	return callHeld[R](t.s, &native.Regs4{})
+}
 
 // Call calls the function.
 func (t Func1[R, A1]) Call(a1 A1) (R, error) {
+	if t.s.ints {
+		return callInts[R](&t.s, bits(t.s.code, 0, a1), 0, 0, 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	return call[R](t.s, &r)
@@ -204,6 +251,9 @@ func (t Func1[R, A1]) Call(a1 A1) (R, error) {
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func1[R, A1]) CallHeld(a1 A1) R {
+	if t.s.ints {
+		return callIntsHeld[R](&t.s, bits(t.s.code, 0, a1), 0, 0, 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	return callHeld[R](t.s, &r)
@@ -211,6 +261,9 @@ func (t Func1[R, A1]) CallHeld(a1 A1) R {
 
 // Call calls the function.
 func (t Func2[R, A1, A2]) Call(a1 A1, a2 A2) (R, error) {
+	if t.s.ints {
+		return callInts[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), 0, 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
@@ -219,6 +272,9 @@ func (t Func2[R, A1, A2]) Call(a1 A1, a2 A2) (R, error) {
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func2[R, A1, A2]) CallHeld(a1 A1, a2 A2) R {
+	if t.s.ints {
+		return callIntsHeld[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), 0, 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
@@ -227,6 +283,9 @@ func (t Func2[R, A1, A2]) CallHeld(a1 A1, a2 A2) R {
 
 // Call calls the function.
 func (t Func3[R, A1, A2, A3]) Call(a1 A1, a2 A2, a3 A3) (R, error) {
+	if t.s.ints {
+		return callInts[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
@@ -236,6 +295,9 @@ func (t Func3[R, A1, A2, A3]) Call(a1 A1, a2 A2, a3 A3) (R, error) {
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func3[R, A1, A2, A3]) CallHeld(a1 A1, a2 A2, a3 A3) R {
+	if t.s.ints {
+		return callIntsHeld[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), 0)
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
@@ -245,6 +307,9 @@ func (t Func3[R, A1, A2, A3]) CallHeld(a1 A1, a2 A2, a3 A3) R {
 
 // Call calls the function.
 func (t Func4[R, A1, A2, A3, A4]) Call(a1 A1, a2 A2, a3 A3, a4 A4) (R, error) {
+	if t.s.ints {
+		return callInts[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), bits(t.s.code, 3, a4))
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
@@ -255,6 +320,9 @@ func (t Func4[R, A1, A2, A3, A4]) Call(a1 A1, a2 A2, a3 A3, a4 A4) (R, error) {
 
 // CallHeld calls the function inside [Func.Batch].
 func (t Func4[R, A1, A2, A3, A4]) CallHeld(a1 A1, a2 A2, a3 A3, a4 A4) R {
+	if t.s.ints {
+		return callIntsHeld[R](&t.s, bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), bits(t.s.code, 3, a4))
+	}
 	var r native.Regs4
 	put(&r, t.s.code, 0, a1)
 	put(&r, t.s.code, 1, a2)
