@@ -1,42 +1,56 @@
 // Command benchgate is the benchmark regression gate: it compares a base
 // revision with the working tree on the same machine, in one job, and
-// exits 1 only on a regression that is both statistically significant
-// and larger than a threshold, or on any increase in allocations.
+// exits 1 on a regression: instructions per operation above a threshold
+// (against the base and against a stored baseline), a time slowdown that
+// is significant and above a threshold in two runs, or more allocations.
 //
-// Usage (from the module root; `make bench-gate` / `make bench-gate-full`):
+// Usage (from the module root; `make bench-gate`, `make bench-gate-full`,
+// `make bench-instr-baseline`):
 //
-//	go run ./bench/cmd/benchgate [-base HEAD~1] [-threshold 10%] [-alpha 0.05]
-//	    [-count 10] [-confirm 10] [-benchtime 100ms] [-cpu N] [-out DIR] PKG=REGEXP...
+//	go run ./bench/cmd/benchgate [-base HEAD~1] -set bench/gate.txt
+//	    -instr-baseline profiles/instructions-amd64.txt
+//	    [-exe ./cmd/orcrt-executor] [-input profiles/orcrt-executor.pgo]
+//	    [-threshold 10%] [-instr-threshold 5%] [-alpha 0.05] [-count 10]
+//	    [-confirm 10] [-benchtime 100ms] [-cpu N] [-out DIR]
+//	    [-compare-identical] [PKG=REGEXP...]
+//	go run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline FILE
+//	    -record-instr -reason WHY
 //
-// Each PKG=REGEXP is a package directory (./bench/spsbench) and the
-// -bench expression of its gated benchmarks. benchgate checks the base
-// revision out into a temporary git worktree, builds both revisions'
-// test binaries (go test -c), and runs them alternately, -count rounds
-// of one run each (-count=1, fixed -benchtime and -cpu; base first in
-// odd rounds, head first in even ones), so that the machine's drift hits
-// both alike. Both outputs (DIR/base.txt, DIR/head.txt) are benchstat
-// format; the full `go tool benchstat` table is printed either way.
+// The gated set (-set) lists entries "KIND PKGDIR REGEXP [N]"
+// (bench/gate.txt explains them); PKG=REGEXP arguments add time entries.
+// benchgate checks the base revision out into a temporary git worktree
+// and builds both revisions' test binaries with -trimpath, so the same
+// code builds to the same bytes. A package whose two test binaries, -exe
+// builds and -input files are all identical is not timed (only noise
+// could differ) unless -compare-identical.
 //
-// Verdicts, per benchmark, read with golang.org/x/perf/benchfmt and
-// compared with golang.org/x/perf/benchmath (AssumeNothing: medians and
-// the Mann-Whitney U test, as benchstat does):
+//   - time entries: both binaries run alternately, -count rounds of one
+//     run each (fixed -benchtime and -cpu; base first in odd rounds),
+//     into DIR/base.txt and DIR/head.txt (benchstat format; the full
+//     `go tool benchstat` table is printed). ns/op fails when head is
+//     slower with p < alpha (Mann-Whitney U, golang.org/x/perf/benchmath,
+//     as benchstat) and its median is more than -threshold above base's,
+//     in the first run and again in -confirm more rounds of its package.
+//     allocs/op: any increase fails (when a count varies, head's median
+//     above base's largest sample). B/op: gated when both revisions
+//     report a constant value, otherwise reported.
+//   - allocs entries: the same, with ns/op reported, not gated.
+//   - instr entries: one benchmark each, run under valgrind's cachegrind
+//     with GOMAXPROCS=1, GOGC=off and GODEBUG=asyncpreemptoff=1, three
+//     times at N and three times at 3N iterations; the medians'
+//     difference over 2N is its instructions per operation. It fails
+//     more than -instr-threshold above the base's count or the stored
+//     baseline's (-instr-baseline), when missing from the baseline, and
+//     when the baseline names a benchmark of a measured package that is
+//     no longer measured, unless the baseline's "reason:" changed. A
+//     baseline recorded by another Go version fails: re-record it.
+//   - the set itself: a change that drops an entry of the base's set must
+//     change the set's "reason:" line.
 //
-//   - sec/op: FAIL when head is slower with p < alpha AND its median is
-//     more than -threshold above base's, in the first run and again in a
-//     second one of -confirm rounds of its package (DIR/base-confirm.txt,
-//     DIR/head-confirm.txt); a significant change within the threshold is
-//     reported ("slower, within threshold") and passes.
-//     Benchmarks matching -allocs-only have their ns/op reported, not
-//     gated (figures dominated by system calls too variable for any
-//     threshold); their allocations are still gated.
-//   - allocs/op: gated exactly, any increase fails (when a count varies
-//     between runs, an increase means head's median above base's
-//     largest sample).
-//   - B/op: gated exactly when both revisions report a constant value;
-//     otherwise (pool reuse, GC timing) reported only.
-//   - a benchmark, or a package, the base does not have is "new" and
-//     passes; one the head lost is "removed" and passes.
+// A benchmark or package the base lacks is "new" and passes its base
+// comparison. -record-instr measures the working tree's instr entries
+// and writes -instr-baseline with -reason and the Go version.
 //
-// RATIONALE.md ("The regression gate") says why benchstat alone is not a
-// gate.
+// RATIONALE.md ("The regression gate") gives each figure's measured
+// noise and why the gate is built this way.
 package main
