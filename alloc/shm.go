@@ -111,6 +111,22 @@ func RegisterSharedMemoryMapper(s *rt.Session, syms *rt.SymbolTable) (*SharedMem
 // (0 if the mapper was not registered).
 func (m *SharedMemoryMapper) InstanceAddr() sps.Addr { return m.inst }
 
+// Holds reports whether a lies in one of the mapper's reservations that
+// the controller has not begun to release.
+func (m *SharedMemoryMapper) Holds(a sps.Addr) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	for _, r := range m.res {
+		if uint64(a)-r.base < r.size {
+			return true
+		}
+	}
+	return false
+}
+
 // Reserve creates and maps a shared-memory object of size bytes and
 // returns the executor address of the mapping and the object's name (as
 // shm_open takes it, with a leading slash). Failures are reported with

@@ -265,3 +265,17 @@ func TestSharedMemoryMapperShutdown(t *testing.T) {
 	_, _, err := e.sm.Reserve(0x1000)
 	assert.ErrorIs(t, err, ErrClosed)
 }
+
+// TestSharedMemoryMapperHolds: Holds covers a reservation from its
+// reserve to the start of its release.
+func TestSharedMemoryMapperHolds(t *testing.T) {
+	e := newEnv(t, Config{})
+	const size = 64 << 10
+	base, _ := e.shmReserve(size)
+	assert.True(t, e.sm.Holds(base))
+	assert.True(t, e.sm.Holds(base+size-1))
+	assert.False(t, e.sm.Holds(base+size))
+	assert.False(t, e.sm.Holds(base-1))
+	require.NoError(t, e.shmCall(SharedMapperReleaseName, []sps.Addr{base}))
+	assert.False(t, e.sm.Holds(base), "released")
+}

@@ -86,6 +86,7 @@ type Executor struct {
 	syms   *rt.SymbolTable
 	bi     *rt.BootstrapInfo
 	mm     *alloc.MemoryManager
+	shm    *alloc.SharedMemoryMapper // nil with NoSharedMemory
 	dylibs *dylib.Manager
 
 	mu       sync.Mutex
@@ -93,6 +94,8 @@ type Executor struct {
 	ca       *simpleremote.CA
 	why      dialect.Evidence // how NewFor chose the dialect
 	reported []error          // errors the Session reported
+
+	route lookupRoute // asking the controller for JIT'd symbols (Lookup)
 }
 
 var (
@@ -192,6 +195,7 @@ func New(opts Options) (*Executor, error) {
 		}
 	}
 	e := &Executor{opts: opts, log: opts.Logger, runner: rt.NewGoRunner(16), syms: rt.NewSymbolTable()}
+	e.route.init()
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -228,11 +232,14 @@ func New(opts Options) (*Executor, error) {
 func (e *Executor) install() error {
 	s, syms := e.s, e.syms
 	// JIT'd wrapper functions see their argument bytes only for the
-	// duration of the native call.
-	s.SetUnknownTargetHandler(entry.CallJITWrapper, rt.BorrowArgs)
+	// duration of the native call. e.callJITWrapper and the dispatch
+	// observer learn how to ask the controller for symbols (Lookup).
+	s.SetUnknownTargetHandler(e.callJITWrapper, rt.BorrowArgs)
 	e.dylibs = dylib.New()
 	steps := []func(*rt.Session, *rt.SymbolTable) error{
-		jitdispatch.Install,
+		func(s *rt.Session, syms *rt.SymbolTable) error {
+			return jitdispatch.InstallObserved(s, syms, e.observeDispatch)
+		},
 		e.dylibs.Install,
 		memaccess.Install,
 		entry.Install,
@@ -252,7 +259,7 @@ func (e *Executor) install() error {
 	}
 	e.mm = mm
 	if !e.opts.NoSharedMemory {
-		if _, err := alloc.RegisterSharedMemoryMapper(s, syms); err != nil {
+		if e.shm, err = alloc.RegisterSharedMemoryMapper(s, syms); err != nil {
 			return fmt.Errorf("executor: %w", err)
 		}
 	}

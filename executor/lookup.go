@@ -62,12 +62,26 @@ func installExportHandler() {
 	})
 }
 
-// Lookup returns the JIT'd function exported under name with
-// orcrt_export ([ExportSymbol]), waiting for the export until ctx is done:
-// a host usually looks up what the JIT'd program exports at start-up. Of
-// several exports of one name, the newest whose code is still allocated
-// wins (a clang-repl redefinition after %undo, say). The Func pins its
-// code as [Executor.Func] does.
+// Lookup returns the JIT'd function named name, waiting for it until ctx
+// is done: a host usually looks up what the JIT'd program provides at
+// start-up. It finds functions in two ways:
+//
+//   - exported with orcrt_export ([ExportSymbol]): of several exports of
+//     one name, the newest whose code is still allocated wins (a
+//     clang-repl redefinition after %undo, say);
+//   - by asking the controller, where it runs LLVM's ORC runtime and the
+//     runtime has been seen to look a symbol up through it
+//     (llvm-jitlink -orc-runtime, once it has started main): the
+//     controller looks name up in the JITDylib whose program it started
+//     ("main"), as the runtime's dlsym does, with no change to the C
+//     code. Names are the linker's (C++ functions by their mangled
+//     names). clang-repl's runtime never looks a symbol up, so there
+//     only exports are found.
+//
+// The first answer wins; an error answered by the controller leaves
+// Lookup waiting for an export until ctx is done, and its error then says
+// what the controller answered, or why it could not be asked (wrapping
+// [ErrNoLookupRoute]). The Func pins its code as [Executor.Func] does.
 func (e *Executor) Lookup(ctx context.Context, name string) (Func, error) {
 	fs, err := e.LookupAll(ctx, name)
 	if err != nil {
@@ -77,36 +91,14 @@ func (e *Executor) Lookup(ctx context.Context, name string) (Func, error) {
 }
 
 // LookupAll is Lookup of several names at once: it waits until every name
-// is exported, and its error names those that never were.
+// is found, and its error names those that never were.
 func (e *Executor) LookupAll(ctx context.Context, names ...string) ([]Func, error) {
 	out := make([]Func, len(names))
 	found := make([]bool, len(names))
-	for {
-		exports.mu.Lock()
-		changed := exports.changed
-		missing := 0
-		for i, name := range names {
-			if !found[i] {
-				out[i], found[i] = e.newestExport(name)
-			}
-			if !found[i] {
-				missing++
-			}
-		}
-		exports.mu.Unlock()
-		if missing == 0 {
-			return out, nil
-		}
-		if e.shuttingDown() {
-			return nil, fmt.Errorf("executor: lookup of %s: %w", notFound(names, found), ErrShutDown)
-		}
-		select {
-		case <-changed:
-		case <-e.s.Done():
-		case <-ctx.Done():
-			return nil, fmt.Errorf("executor: lookup of %s: not exported with %s: %w", notFound(names, found), ExportSymbol, context.Cause(ctx))
-		}
+	if err := e.waitLookup(ctx, names, out, found); err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // newestExport finds name's newest export e can call, forgetting those

@@ -9,8 +9,10 @@
 // [Install] registers the handler for one Session and publishes the
 // bootstrap symbols __llvm_orc_SimpleRemoteEPC_dispatch_ctx and
 // __llvm_orc_SimpleRemoteEPC_dispatch_fn; the registration is removed when
-// the Session shuts down. A dispatch runs under a keepalive token of the
-// Session. JIT'd code gets the stock out-of-band errors:
+// the Session shuts down; [InstallObserved] adds an [Observer], which
+// sees each call's tag, arguments and result (package executor learns from
+// them how the ORC runtime asks the controller for symbols). A dispatch
+// runs under a keepalive token of the Session. JIT'd code gets the stock out-of-band errors:
 // [native.UnavailableMsg] when the Session is shutting down or has no
 // controller, [MsgDisconnecting] when the connection ends while it waits.
 //

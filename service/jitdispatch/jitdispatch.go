@@ -20,9 +20,20 @@ const (
 // dispatch failed by the end of the connection.
 const MsgDisconnecting = "disconnecting"
 
+// Observer sees the jit-dispatch calls of JIT'd code: it is called with
+// each call's tag and arguments before the call goes to the controller,
+// and returns nil, or a function that is called with the controller's
+// result before JIT'd code gets it. args and the result's bytes are valid
+// only during the call it is given them in; an Observer copies what it
+// keeps. It runs on the JIT'd code's thread, which waits for it.
+type Observer func(tag sps.Addr, args []byte) func(r rt.WrapperResult)
+
 // Handler returns the dispatch handler for s: it forwards each call to
 // the controller and blocks until the result arrives.
-func Handler(s *rt.Session) native.DispatchFunc {
+func Handler(s *rt.Session) native.DispatchFunc { return ObservedHandler(s, nil) }
+
+// ObservedHandler is Handler with an Observer (nil: none).
+func ObservedHandler(s *rt.Session, obs Observer) native.DispatchFunc {
 	return func(tag uint64, args []byte) ([]byte, string) {
 		tok, err := s.AcquireKeepalive()
 		if err != nil {
@@ -32,9 +43,16 @@ func Handler(s *rt.Session) native.DispatchFunc {
 		// args alias the caller's C memory, valid during this call only;
 		// the Session owns what it is given.
 		buf := append([]byte(nil), args...)
+		var seen func(rt.WrapperResult)
+		if obs != nil {
+			seen = obs(sps.Addr(tag), args)
+		}
 		ch := make(chan rt.WrapperResult, 1)
 		s.CallController(sps.Addr(tag), buf, func(r rt.WrapperResult) { ch <- r })
 		r := <-ch
+		if seen != nil {
+			seen(r)
+		}
 		if msg, oob := r.OutOfBandError(); oob {
 			switch msg {
 			case rt.MsgNoController:
@@ -51,8 +69,12 @@ func Handler(s *rt.Session) native.DispatchFunc {
 // Install registers s's handler with package native, publishes the
 // dispatch context and function in syms, and unregisters the handler when
 // s shuts down.
-func Install(s *rt.Session, syms *rt.SymbolTable) error {
-	ctx, err := native.RegisterDispatch(Handler(s))
+func Install(s *rt.Session, syms *rt.SymbolTable) error { return InstallObserved(s, syms, nil) }
+
+// InstallObserved is Install with an Observer of every dispatch (nil:
+// none).
+func InstallObserved(s *rt.Session, syms *rt.SymbolTable, obs Observer) error {
+	ctx, err := native.RegisterDispatch(ObservedHandler(s, obs))
 	if err != nil {
 		return fmt.Errorf("jitdispatch: %w", err)
 	}

@@ -172,3 +172,54 @@ func TestDisconnectFailsWaiters(t *testing.T) {
 	require.ErrorAs(t, err, &oob)
 	assert.Equal(t, native.UnavailableMsg, oob.Msg)
 }
+
+// TestObserver: the Observer sees each dispatch's tag and arguments
+// before the controller does, and the controller's result (bytes or
+// out-of-band) before JIT'd code; nil continuations are allowed.
+func TestObserver(t *testing.T) {
+	type seen struct {
+		tag    sps.Addr
+		args   string
+		result string
+		oob    bool
+	}
+	var (
+		mu  sync.Mutex
+		log []seen
+	)
+	h := svctest.New(t, func(s *rt.Session, syms *rt.SymbolTable) error {
+		s.SetUnknownTargetHandler(entry.CallJITWrapper)
+		return jitdispatch.InstallObserved(s, syms, func(tag sps.Addr, args []byte) func(rt.WrapperResult) {
+			if string(args) == "unobserved" {
+				return nil
+			}
+			e := seen{tag: tag, args: string(args)} // args are only lent
+			return func(r rt.WrapperResult) {
+				msg, oob := r.OutOfBandError()
+				if !oob {
+					msg = string(r.Bytes())
+				}
+				e.result, e.oob = msg, oob
+				mu.Lock()
+				log = append(log, e)
+				mu.Unlock()
+			}
+		})
+	})
+	dispatch := sps.Addr(svctest.JITLib(t)("orcrt_test_dispatch"))
+	const tag = 0x5a5a2000
+	h.Ctl.RegisterFunc(tag, func(args []byte) rt.WrapperResult { return rt.ResultBytes(append([]byte("re:"), args...)) })
+	h.Ctl.RegisterFunc(tag+1, func([]byte) rt.WrapperResult { return rt.OutOfBandResult("refused") })
+	for _, c := range []struct {
+		tag  uint64
+		args string
+	}{{tag, "hello"}, {tag, "unobserved"}, {tag + 1, "x"}} {
+		h.Call(dispatch, dispatchArgs(h, c.tag, nil, []byte(c.args)))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []seen{
+		{tag: tag, args: "hello", result: "re:hello"},
+		{tag: tag + 1, args: "x", result: "refused", oob: true},
+	}, log)
+}
