@@ -5,6 +5,7 @@ package executor_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -129,6 +130,54 @@ func BenchmarkFunc(b *testing.B) {
 			tok.Release()
 		}
 	})
+}
+
+// BenchmarkFuncRatio measures the guarded calls against their floor (an
+// empty cgo call with one keepalive pair) in alternating blocks of 1000
+// calls, and reports the median of the adjacent blocks' ratios: on a VM
+// whose speed drifts by 30-50% between benchmark runs, only
+// measurements a few microseconds apart compare.
+func BenchmarkFuncRatio(b *testing.B) {
+	ex, f := hostFunc(b)
+	typed := executor.Typed1[int32, int32](f)
+	s := ex.Session()
+	const block = 1000
+	floor := func() {
+		for range block {
+			tok, _ := s.AcquireKeepalive()
+			native.CallEmpty()
+			tok.Release()
+		}
+	}
+	calls := map[string]func(){
+		"guarded": func() {
+			for range block {
+				_, _ = f.Call(3)
+			}
+		},
+		"typed-guarded": func() {
+			for range block {
+				_, _ = typed.Call(3)
+			}
+		},
+	}
+	for _, name := range []string{"guarded", "typed-guarded"} {
+		call := calls[name]
+		b.Run("call="+name, func(b *testing.B) {
+			var ratios []float64
+			for b.Loop() {
+				t0 := time.Now()
+				floor()
+				t1 := time.Now()
+				call()
+				t2 := time.Now()
+				ratios = append(ratios, float64(t2.Sub(t1))/float64(t1.Sub(t0)))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "x-floor")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
 
 func unsafePointer(p *[64]byte) unsafe.Pointer { return unsafe.Pointer(p) }
