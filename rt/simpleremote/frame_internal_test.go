@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,6 +174,24 @@ func TestReaderPayloadOwnership(t *testing.T) {
 }
 
 // TestReaderBigPayload reads large payloads through every read pattern.
+// TestPayloadBufPageOffset: a large payload buffer starts HeaderSize
+// bytes into a page, as the payload lies in a pipe after its header.
+func TestPayloadBufPageOffset(t *testing.T) {
+	for _, c := range []int{payloadAlignMin, 1 << 20, 5<<20 + 3} {
+		b := payloadBuf(7, c)
+		assert.Equal(t, 7, len(b))
+		assert.Equal(t, c, cap(b))
+		assert.Equal(t, uintptr(HeaderSize), uintptr(unsafe.Pointer(unsafe.SliceData(b)))%pageSize, "capacity %d", c)
+	}
+	assert.Equal(t, 100, cap(payloadBuf(0, 100)))
+	// The reader's own payloads, read straight from a stream.
+	p := make([]byte, 1<<20)
+	r := NewReader(bytes.NewReader(AppendFrame(nil, OpCallWrapper, 1, 2, p)), 0, 0)
+	_, got, err := r.ReadMsg()
+	require.NoError(t, err)
+	assert.Equal(t, uintptr(HeaderSize), uintptr(unsafe.Pointer(unsafe.SliceData(got)))%pageSize)
+}
+
 func TestReaderBigPayload(t *testing.T) {
 	for _, n := range []int{payloadEager - 1, payloadEager, payloadEager + 1, 1 << 20, 5<<20 + 3} {
 		p := make([]byte, n)

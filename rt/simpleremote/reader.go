@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"unsafe"
 )
 
 const (
@@ -161,7 +162,7 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 	// The size is only a claim: allocate a bounded amount, grow as bytes
 	// arrive.
 	if p == nil {
-		p = make([]byte, 0, r.growCap(n, max(avail, payloadEager)))
+		p = payloadBuf(0, r.growCap(n, max(avail, payloadEager)))
 	}
 	p = append(p[:0], r.buf[r.lo:r.hi]...)
 	r.lo, r.hi = 0, 0
@@ -183,7 +184,7 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 			break
 		}
 		if len(p) == cap(p) {
-			np := make([]byte, len(p), r.growCap(n, max(cap(p)*payloadGrowth, len(p)+payloadSlack)))
+			np := payloadBuf(len(p), r.growCap(n, max(cap(p)*payloadGrowth, len(p)+payloadSlack)))
 			copy(np, p)
 			p = np
 		}
@@ -225,3 +226,29 @@ func (r *Reader) roundCap(n int) int {
 	}
 	return poolRound(n)
 }
+
+// payloadBuf returns a payload buffer of length l and capacity c. One
+// that payload bytes are read straight into starts HeaderSize bytes into
+// a page, where a payload that follows its header from a page's start
+// lies in a pipe's pages: the kernel's copy then runs at the same page
+// offset on both sides. One whose direct reads landed 32 bytes before
+// each page boundary instead made read(2) of a 1 MiB payload cost twice
+// as much system time on AMD EPYC (measured, RATIONALE.md
+// "rt/simpleremote"). Go allocates large objects page-aligned; where it
+// did not, the buffer is used as allocated.
+func payloadBuf(l, c int) []byte {
+	if c < payloadAlignMin {
+		return make([]byte, l, c)
+	}
+	b := make([]byte, c+HeaderSize)
+	off := (HeaderSize - int(uintptr(unsafe.Pointer(unsafe.SliceData(b))))) & (pageSize - 1)
+	if off > HeaderSize {
+		off = 0
+	}
+	return b[off : off+l : off+c]
+}
+
+const (
+	pageSize        = 4096
+	payloadAlignMin = 64 << 10 // smaller payloads arrive through the read-ahead buffer
+)
