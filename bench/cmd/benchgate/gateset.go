@@ -25,12 +25,18 @@ type gateEntry struct {
 	dir   string // package directory, ./bench/spsbench
 	bench string // -bench expression
 	n     int    // kindInstr: iterations of the shorter run
+	// kindInstr: the entry's own threshold (0: -instr-threshold), for a
+	// figure whose count is less repeatable than most.
+	threshold float64
 }
 
 func (e gateEntry) String() string {
 	s := e.kind + " " + e.dir + " " + e.bench
 	if e.kind == kindInstr {
 		s += " " + strconv.Itoa(e.n)
+		if e.threshold != 0 {
+			s += " " + strconv.FormatFloat(e.threshold*100, 'g', -1, 64) + "%"
+		}
 	}
 	return s
 }
@@ -42,7 +48,7 @@ type gateSet struct {
 }
 
 // parseGateSet reads a gated-set file: "#" comments, one "reason: ..."
-// line, and entries "KIND PKGDIR REGEXP [N]".
+// line, and entries "KIND PKGDIR REGEXP [N [THRESHOLD]]".
 func parseGateSet(data []byte, name string) (*gateSet, error) {
 	gs := &gateSet{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -70,14 +76,21 @@ func parseGateSet(data []byte, name string) (*gateSet, error) {
 				return nil, bad("a " + e.kind + " entry takes no N")
 			}
 		case kindInstr:
-			if len(f) != 4 {
-				return nil, bad("an instr entry needs N, the iterations of its shorter run")
+			if len(f) != 4 && len(f) != 5 {
+				return nil, bad("an instr entry needs N, the iterations of its shorter run, and may give its threshold")
 			}
 			n, err := strconv.Atoi(f[3])
 			if err != nil || n < 1 {
 				return nil, bad("N must be a positive integer")
 			}
 			e.n = n
+			if len(f) == 5 {
+				t, err := parseThreshold("threshold", f[4])
+				if err != nil || t == 0 {
+					return nil, bad("bad threshold (e.g. 8%)")
+				}
+				e.threshold = t
+			}
 		default:
 			return nil, bad("unknown kind " + strconv.Quote(e.kind) + " (time, allocs or instr)")
 		}

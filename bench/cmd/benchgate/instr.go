@@ -169,6 +169,7 @@ func (b *instrBaseline) write(path string) error {
 type instrResult struct {
 	name       string
 	base, head float64 // per op; base 0 when the base lacks the package
+	threshold  float64 // the entry's own, or 0
 }
 
 // instrVerdicts prints the instruction table and returns the number of
@@ -182,12 +183,16 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 	seen := map[string]bool{}
 	for _, r := range res {
 		seen[r.name] = true
+		thr := c.instrThreshold
+		if r.threshold != 0 {
+			thr = r.threshold
+		}
 		var why []string
 		vsBase, vsStored := "-", "-"
 		if r.base > 0 {
 			d := r.head/r.base - 1
 			vsBase = fmt.Sprintf("%+.1f%%", d*100)
-			if d > c.instrThreshold {
+			if d > thr {
 				why = append(why, "above the base")
 			}
 		}
@@ -195,7 +200,7 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 		if ok {
 			d := r.head/st - 1
 			vsStored = fmt.Sprintf("%+.1f%%", d*100)
-			if d > c.instrThreshold {
+			if d > thr {
 				why = append(why, "above the stored baseline (creep)")
 			}
 		} else {
@@ -205,7 +210,7 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 		if len(why) > 0 {
 			verdict = "FAIL (" + strings.Join(why, "; ") + ")"
 			failed++
-		} else if ok && r.head < st*(1-c.instrThreshold) {
+		} else if ok && r.head < st*(1-thr) {
 			verdict = "ok (faster than stored: re-record to keep the gain)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\t%s\t%s\n", r.name, fmtCount(st), fmtCount(r.base), r.head, vsBase, vsStored, verdict)

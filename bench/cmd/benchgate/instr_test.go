@@ -11,12 +11,16 @@ reason: first
 time ./bench/spsbench ^BenchmarkSPS$
 allocs bench/allocbench ^BenchmarkMemoryManager$
 instr ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 5000
+instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%
 `), "gate.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gs.reason != "first" || len(gs.entries) != 3 {
-		t.Fatalf("reason %q, %d entries; want first, 3", gs.reason, len(gs.entries))
+	if gs.reason != "first" || len(gs.entries) != 4 {
+		t.Fatalf("reason %q, %d entries; want first, 4", gs.reason, len(gs.entries))
+	}
+	if e := gs.entries[3]; e.threshold != 0.08 || e.String() != "instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%" {
+		t.Errorf("entry 4 = %+v (%s)", e, e)
 	}
 	if e := gs.entries[1]; e.kind != kindAllocs || e.dir != "./bench/allocbench" {
 		t.Errorf("entry 2 = %+v", e)
@@ -124,6 +128,9 @@ func TestInstrVerdicts(t *testing.T) {
 	}
 	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 110}, {name: "p:Gone", base: 50, head: 50}}, stored, stored); n != 1 {
 		t.Errorf("+10%% over base and stored: %d failures, want 1", n)
+	}
+	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 107, threshold: 0.08}, {name: "p:Gone", base: 50, head: 50}}, stored, stored); n != 0 {
+		t.Errorf("+7%% with the entry's own 8%% threshold: %d failures, want 0", n)
 	}
 	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 100}, {name: "p:Gone", base: 50, head: 50}, {name: "p:New", head: 9}}, stored, stored); n != 1 {
 		t.Errorf("a new benchmark missing from the baseline: %d failures, want 1", n)

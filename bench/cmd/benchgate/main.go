@@ -187,11 +187,19 @@ func record(c *config) error {
 			}
 			bins[e.dir] = bin
 		}
-		name, v, err := measureInstr(bin, filepath.Join(root, e.dir), e)
-		if err != nil {
-			return err
+		// The stored figure is what later runs are held to: the median
+		// of recordRuns measurements, so that one run's outlier is not it.
+		var name string
+		var vs []float64
+		for range recordRuns {
+			nm, v, err := measureInstr(bin, filepath.Join(root, e.dir), e)
+			if err != nil {
+				return err
+			}
+			name, vs = nm, append(vs, v)
 		}
-		fmt.Printf("%s\t%.0f instructions/op\n", name, v)
+		v := benchdata.Median(vs)
+		fmt.Printf("%s\t%.0f instructions/op (of %.0f)\n", name, v, vs)
 		b.perOp[name] = v
 	}
 	if err := b.write(c.instrBaseline); err != nil {
@@ -200,6 +208,9 @@ func record(c *config) error {
 	fmt.Printf("benchgate: wrote %s (%d entries)\n", c.instrBaseline, len(b.perOp))
 	return nil
 }
+
+// recordRuns is how many measurements a stored figure is the median of.
+const recordRuns = 3
 
 func gate(c *config) (int, error) {
 	root, err := moduleRoot()
@@ -401,7 +412,7 @@ func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) 
 		if err != nil {
 			return 0, err
 		}
-		r := instrResult{name: name, head: head}
+		r := instrResult{name: name, head: head, threshold: e.threshold}
 		switch {
 		case b.base == "":
 		case b.identical && !c.compareIdentical:
