@@ -39,20 +39,26 @@ func releaseInLibName(name []byte) int {
 	return 0
 }
 
-// releaseInPath finds the major version in an executable's path:
-// /usr/lib/llvm-14/bin/llvm-jitlink, /usr/bin/llvm-jitlink-19.
-func releaseInPath(path string) int {
-	b := []byte(path)
-	for rest := b; ; {
+// releaseInInstallDir finds the major version of an LLVM install
+// directory in a path: /usr/lib/llvm-14/bin/llvm-jitlink.
+func releaseInInstallDir(path string) int {
+	for rest := []byte(path); ; {
 		i := bytes.Index(rest, []byte("/llvm-"))
 		if i < 0 {
-			break
+			return 0
 		}
 		rest = rest[i+len("/llvm-"):]
 		if n := majorAfter(rest); n > 0 {
 			return n
 		}
 	}
+}
+
+// releaseInNameSuffix finds a version suffix of a file name, as Debian
+// names its tools in /usr/bin: llvm-jitlink-19. Weaker evidence than an
+// install directory: any program may end in -N.
+func releaseInNameSuffix(path string) int {
+	b := []byte(path)
 	if i := bytes.LastIndexByte(b, '-'); i >= 0 && i+1 < len(b) {
 		if n, err := strconv.Atoi(string(b[i+1:])); err == nil {
 			return n

@@ -14,12 +14,25 @@ import (
 const maxMapsLines = 1 << 16
 
 // ReleaseOfProcess identifies the LLVM release of the process pid: from
-// the libLLVM it maps (the shared builds of Debian and most
-// distributions), from its executable's path (/usr/lib/llvm-N/bin), or,
-// for a static build, from the version text in its executable. It reads
-// only /proc; a release of 0 means nothing identified it.
+// an LLVM install directory in its executable's path (/usr/lib/llvm-N/bin,
+// where Debian's tools live), from the libLLVM it maps (the shared builds
+// of most distributions), from a version suffix of its executable's name
+// (llvm-jitlink-19), or, for a static build, from the version text in its
+// executable. It reads only /proc; a release of 0 means nothing
+// identified it.
+//
+// The path comes first because it is cheap: the kernel formats a
+// controller's /proc/PID/maps (111 lines for lli 22) in about 0.22 ms on
+// the 2-core test VM, which was 0.28 ms of the executor's 0.70 ms from
+// main to Setup under llvm-jitlink 22.
 func ReleaseOfProcess(pid int) (int, string) {
 	proc := "/proc/" + strconv.Itoa(pid)
+	exe, exeErr := os.Readlink(proc + "/exe")
+	if exeErr == nil {
+		if r := releaseInInstallDir(exe); r > 0 {
+			return r, fmt.Sprintf("path of pid %d (%s)", pid, exe)
+		}
+	}
 	if f, err := os.Open(proc + "/maps"); err == nil {
 		sc := bufio.NewScanner(f)
 		for n := 0; sc.Scan() && n < maxMapsLines; n++ {
@@ -35,11 +48,10 @@ func ReleaseOfProcess(pid int) (int, string) {
 		}
 		f.Close()
 	}
-	exe, err := os.Readlink(proc + "/exe")
-	if err != nil {
+	if exeErr != nil {
 		return 0, ""
 	}
-	if r := releaseInPath(exe); r > 0 {
+	if r := releaseInNameSuffix(exe); r > 0 {
 		return r, fmt.Sprintf("path of pid %d (%s)", pid, exe)
 	}
 	if r := releaseInFile(proc + "/exe"); r > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -23,12 +24,15 @@ func TestReleaseInNames(t *testing.T) {
 	} {
 		assert.Equal(t, want, releaseInLibName([]byte(name)), name)
 	}
-	for path, want := range map[string]int{
-		"/usr/lib/llvm-14/bin/llvm-jitlink": 14,
-		"/usr/bin/llvm-jitlink-19":          19,
-		"/opt/llvm/bin/clang-repl":          0,
+	for path, want := range map[string][2]int{ // install directory, name suffix
+		"/usr/lib/llvm-14/bin/llvm-jitlink":   {14, 0},
+		"/usr/bin/llvm-jitlink-19":            {0, 19},
+		"/opt/llvm/bin/clang-repl":            {0, 0},
+		"/src/llvm-project/build/bin/lli":     {0, 0},
+		"/usr/lib/llvm-22/bin/llvm-jitlink-2": {22, 2},
 	} {
-		assert.Equal(t, want, releaseInPath(path), path)
+		assert.Equal(t, want[0], releaseInInstallDir(path), path)
+		assert.Equal(t, want[1], releaseInNameSuffix(path), path)
 	}
 	assert.Equal(t, 19, releaseInImage([]byte("xxLLVM version \x00LLVM version 19.1.7\n")))
 	assert.Equal(t, 0, releaseInImage([]byte("no version here")))
@@ -55,7 +59,8 @@ func TestParseAndChoose(t *testing.T) {
 }
 
 // TestReleaseOfRealControllers identifies each installed LLVM's lli (a
-// controller that waits on its standard input) from /proc.
+// controller that waits on its standard input) from /proc: by its install
+// directory, and by the libLLVM it maps when run from a copy outside it.
 func TestReleaseOfRealControllers(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("dialect: /proc is Linux's")
@@ -67,27 +72,44 @@ func TestReleaseOfRealControllers(t *testing.T) {
 			continue
 		}
 		found++
-		cmd := exec.Command(lli)
-		stdin, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		var r int
-		var how string
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			// Once the loader has mapped libLLVM, the maps name it.
-			if r, how = ReleaseOfProcess(cmd.Process.Pid); r > 0 && strings.Contains(how, "mapped") {
-				break
-			}
-		}
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		r, how := releaseOfRunning(t, exec.Command(lli), "path")
 		assert.Equal(t, n, r, "%s: %s", lli, how)
 		t.Logf("lli %d: %s", n, how)
+
+		img, err := os.ReadFile(lli)
+		require.NoError(t, err)
+		cp := filepath.Join(t.TempDir(), "lli")
+		require.NoError(t, os.WriteFile(cp, img, 0o755))
+		cmd := exec.Command(cp)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("LD_LIBRARY_PATH=/usr/lib/llvm-%d/lib", n))
+		r, how = releaseOfRunning(t, cmd, "mapped")
+		assert.Equal(t, n, r, "copy of %s: %s", lli, how)
+		t.Logf("copy of lli %d: %s", n, how)
 	}
 	if found == 0 {
 		t.Skip("dialect: no LLVM installed")
 	}
+}
+
+// releaseOfRunning starts cmd and identifies it once the evidence names
+// want (the loader maps libLLVM some time after exec), then kills it.
+func releaseOfRunning(t *testing.T, cmd *exec.Cmd, want string) (int, string) {
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	var r int
+	var how string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if r, how = ReleaseOfProcess(cmd.Process.Pid); r > 0 && strings.Contains(how, want) {
+			break
+		}
+	}
+	return r, how
 }
 
 // TestReleaseInImageOfLibLLVM stands in for a static build: libLLVM holds

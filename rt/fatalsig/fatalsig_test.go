@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +29,15 @@ func TestMain(m *testing.M) {
 		if err := fatalsig.Install(); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(3)
+		}
+		if c == "abort-sent" {
+			// SIGABRT from another process, as kill -ABRT sends it.
+			if err := exec.Command("kill", "-ABRT", strconv.Itoa(os.Getpid())).Run(); err != nil {
+				os.Stderr.WriteString(err.Error() + "\n")
+				os.Exit(5)
+			}
+			time.Sleep(5 * time.Second)
+			os.Exit(4)
 		}
 		if c == "go-nil" {
 			// Go code keeps Go's fault handling: a recoverable panic.
@@ -80,6 +91,7 @@ func TestDiesBySignal(t *testing.T) {
 		{"ill", syscall.SIGILL, true},
 		{"trap", syscall.SIGTRAP, true},
 		{"abort", syscall.SIGABRT, false},
+		{"abort-sent", syscall.SIGABRT, false},
 		{"sigpipe", syscall.SIGPIPE, false},
 	}
 	if runtime.GOARCH == "amd64" {
@@ -106,7 +118,7 @@ func TestDiesBySignal(t *testing.T) {
 					// (SIGTRAP is raised, not taken at an instruction).
 					assert.Regexp(t, `, pc 0x[0-9a-f]{4,}$`, lines[0])
 				}
-			case tc.sig == syscall.SIGABRT:
+			case tc.name == "abort":
 				assert.Equal(t, "about to abort\n", stderr)
 			default:
 				assert.Empty(t, stderr)
