@@ -3,7 +3,8 @@
 # LLVM 22 (llvm-jitlink, clang-repl, the stock executor, clang-22, headers and
 # the ORC runtime archive) and LLVM 14, 15, 16 and 19. Runs apt-get only
 # when something is missing and we are root; otherwise says exactly what to
-# install. Also valgrind (the benchmark gate's instruction counts).
+# install. Also valgrind (the benchmark gate's instruction counts) and
+# linux-perf (the perf-support test).
 set -euo pipefail
 
 need_pkgs=()
@@ -27,6 +28,8 @@ command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
 command -v make >/dev/null 2>&1 || need_pkgs+=(make)
 # The benchmark gate counts instructions under cachegrind.
 command -v valgrind >/dev/null 2>&1 || need_pkgs+=(valgrind)
+# perf support: the e2e test profiles JIT'd code (perf record, perf inject --jit).
+command -v perf >/dev/null 2>&1 || need_pkgs+=(linux-perf)
 for extra in "$@"; do
   dpkg -s "$extra" >/dev/null 2>&1 || need_pkgs+=("$extra")
 done

@@ -25,6 +25,7 @@ import (
 	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/service/jitdispatch"
 	"github.com/orcgo/orcrt/service/memaccess"
+	"github.com/orcgo/orcrt/service/perfjit"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -241,6 +242,7 @@ func (e *Executor) install() error {
 			return jitdispatch.InstallObserved(s, syms, e.observeDispatch)
 		},
 		e.dylibs.Install,
+		func(s *rt.Session, _ *rt.SymbolTable) error { return perfjit.Install(s, e.dylibs) },
 		memaccess.Install,
 		entry.Install,
 		e.installEHFrame,

@@ -379,4 +379,23 @@ var goldenCases = map[string]gcase{
 	"args-lazy-resolve/trampoline": {v: Addr(0x7f2850004010)},
 	"ret-lazy-resolve/ok":          {v: Expected[SymbolDef]{Value: symdef(a2, FlagExported|FlagCallable, 0)}},
 	"ret-lazy-resolve/error":       {v: Expected[SymbolDef]{Err: rerr("not found")}},
+	"args-perf-impl/graph":         {v: perfGraph()},
+	"args-perf-impl/truncated":     {fail: "decoding u64 at offset"},
+	"args-perf-impl/empty":         {v: PerfRecordBatch{CodeLoads: []PerfCodeLoad{}, DebugInfos: []PerfDebugInfo{}, Unwinding: PerfUnwinding{EHFrameHdr: []byte{}}}},
+}
+
+// perfGraph is golden.cpp's perf record batch: two functions with line
+// tables and an unwinding record with its .eh_frame_hdr as bytes.
+func perfGraph() PerfRecordBatch {
+	return PerfRecordBatch{
+		CodeLoads: []PerfCodeLoad{
+			{Prefix: PerfRecordPrefix{0, 0x4e}, Pid: 1234, Tid: 1235, VMA: uint64(a1), CodeAddr: uint64(a1), CodeSize: 0x11, CodeIndex: 0, Name: "main"},
+			{Prefix: PerfRecordPrefix{0, 0x52}, Pid: 1234, Tid: 1235, VMA: uint64(a1) + 0x20, CodeAddr: uint64(a1) + 0x20, CodeSize: 0x13, CodeIndex: 1, Name: "hot_loop"},
+		},
+		DebugInfos: []PerfDebugInfo{{Prefix: PerfRecordPrefix{2, 0x40}, CodeAddr: uint64(a1), Entries: []PerfDebugEntry{
+			{Addr: uint64(a1), Line: 9, Name: "/app/hot.c"}, {Addr: uint64(a1) + 4, Line: 10, Discrim: 1, Name: "/app/hot.c"},
+		}}},
+		Unwinding: PerfUnwinding{Prefix: PerfRecordPrefix{4, 0x68}, UnwindDataSize: 0x40, EHFrameHdrSize: 0x0c,
+			EHFrameHdr: []byte{0x01, 0x0c, 0xff, 0xff, 0x08, 0x10, 0x00, 0x00, 0x5a, 0x7f, 0x00, 0x00}, EHFrameAddr: uint64(a1) + 0x1000},
+	}
 }

@@ -337,6 +337,7 @@ var kinds = map[string]kind{
 	"args-symbol-lookup":      args2(ELFNixSymbolLookup),
 	"ret-symbol-lookup":       ret(ELFNixSymbolLookup.DecodeResult, ELFNixSymbolLookup.Ret),
 	"args-lazy-resolve":       args1(LazyResolve),
+	"args-perf-impl":          args1(RegisterPerfImpl),
 	"ret-lazy-resolve":        ret(LazyResolve.DecodeResult, LazyResolve.Ret),
 }
 

@@ -59,6 +59,9 @@ Environment:
   ORCRT_CPUPROFILE=<path>     write a CPU profile ("%p": the process id);
                               builds with -tags orcrt_cpuprofile only
   GOMAXPROCS=<n>              Go's processors (default 1)
+  JITDUMPDIR=<dir>            where llvm-jitlink -perf-support's jitdump
+                              file goes (<dir>/.debug/jit/...; default
+                              $HOME)
 
 Exit status: 0 when the session ends normally; 1 for a usage or protocol
 error; a fatal signal in JIT'd code kills the executor by that signal.

@@ -18,6 +18,7 @@ import (
 	"github.com/orcgo/orcrt/service/ehframe"
 	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/service/memaccess"
+	"github.com/orcgo/orcrt/service/perfjit"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -81,6 +82,10 @@ var targets = []target{
 	{memaccess.ReadPointersName, anyResult(sps.ReadPointers.DecodeResult), nil},
 	{ehframe.DeregisterActionName, errorResult(sps.DeregisterEHFrameAction.DecodeResult), nil},
 	{gdbjit.RegisterActionName, errorResult(sps.RegisterJITLoaderGDBAction.DecodeResult), nil},
+	// Perf support: process symbols of every dialect.
+	{perfjit.StartName, errorResult(sps.RegisterPerfStart.DecodeResult), nil},
+	{perfjit.ImplName, errorResult(sps.RegisterPerfImpl.DecodeResult), nil},
+	{perfjit.EndName, errorResult(sps.RegisterPerfEnd.DecodeResult), nil},
 	// LLVM 14-19's own functions.
 	{alloc.MemoryManagerFinalizeName, errorResult(sps.MemoryManagerFinalize.DecodeResult), dialect.LLVM14},
 	{alloc.MemoryManagerDeallocateName, errorResult(sps.MemoryManagerDeallocate.DecodeResult), dialect.LLVM14},

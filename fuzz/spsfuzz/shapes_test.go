@@ -451,6 +451,10 @@ var shapes = []shape{
 	ret("ret/push-initializers", Expected(Seq(Tuple(U64, Seq(U64)))), sps.ELFNixPushInitializers, sps.ELFNixPushInitializers.Ret, "ret-push-initializers"),
 	args2("args/symbol-lookup", Tuple(U64, Bytes), sps.ELFNixSymbolLookup, "args-symbol-lookup"),
 	args1("args/lazy-resolve", U64, sps.LazyResolve, "args-lazy-resolve"),
+	args1("args/perf-impl", Tuple(
+		Seq(Tuple(Tuple(U32, U32), U32, U32, U64, U64, U64, U64, Bytes)),
+		Seq(Tuple(Tuple(U32, U32), U64, Seq(Tuple(U64, U32, U32, Bytes)))),
+		Tuple(Tuple(U32, U32), U64, U64, U64, U64, Bytes, U64)), sps.RegisterPerfImpl, "args-perf-impl"),
 	ret("ret/lazy-resolve", Expected(symbolDef), sps.LazyResolve, sps.LazyResolve.Ret, "ret-lazy-resolve"),
 	codecShape("map-entries", UniqueMap(U64), sps.MapEntriesOf(sps.String, sps.U64), "map-string-u64").
 		seeded(stringMap(manyNames()...), stringMap(manyNames()[:17]...), stringMap(longKey, "b", longKey),

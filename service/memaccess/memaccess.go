@@ -3,6 +3,7 @@ package memaccess
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -303,4 +304,36 @@ func readStrings(args []byte) result {
 		binary.LittleEndian.PutUint64(out[lenAt:], uint64(len(out)-lenAt-8))
 	}
 	return result{b: out}
+}
+
+// Readable reports, as an error naming the first faulting address,
+// whether size bytes at addr can be read: it loads one byte of every page
+// under SetPanicOnFault. Other services use it before handing a range the
+// controller named to a system call or a copy.
+func Readable(addr uintptr, size uint64) (err error) {
+	if size == 0 {
+		return nil
+	}
+	if addr+uintptr(size)-1 < addr {
+		return fmt.Errorf("memaccess: range %#x+%#x wraps around the address space", addr, size)
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if v := recover(); v != nil {
+			err = errors.New(faultMessage("read probe", v))
+		}
+	}()
+	page := uintptr(os.Getpagesize())
+	last := addr + uintptr(size) - 1
+	var sink byte
+	for p := addr; ; p = (p | (page - 1)) + 1 {
+		sink |= *(*byte)(ptr(p))
+		if p|(page-1) >= last {
+			break
+		}
+	}
+	sink |= *(*byte)(ptr(last))
+	_ = sink
+	return nil
 }

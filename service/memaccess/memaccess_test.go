@@ -320,3 +320,21 @@ func BenchmarkReadBuffers(b *testing.B) {
 		})
 	}
 }
+
+func TestReadable(t *testing.T) {
+	page := syscall.Getpagesize()
+	m, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	require.NoError(t, err)
+	defer syscall.Munmap(m)
+	require.NoError(t, syscall.Mprotect(m[page:2*page], syscall.PROT_NONE))
+	base := uintptr(unsafe.Pointer(&m[0]))
+	assert.NoError(t, memaccess.Readable(base, uint64(page)))
+	assert.NoError(t, memaccess.Readable(base+uintptr(2*page), uint64(page)))
+	assert.NoError(t, memaccess.Readable(base, 0))
+	err = memaccess.Readable(base+uintptr(page)-8, 16)
+	require.Error(t, err, "the second page is PROT_NONE")
+	assert.Contains(t, err.Error(), fmt.Sprintf("memory fault at address %#x", base+uintptr(page)))
+	assert.ErrorContains(t, memaccess.Readable(base, uint64(3*page)), "memory fault")
+	assert.ErrorContains(t, memaccess.Readable(^uintptr(0)-4, 16), "wraps around")
+	assert.ErrorContains(t, memaccess.Readable(8, 8), "zero page")
+}

@@ -26,6 +26,7 @@
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorSymbolDef.h"
 #include "llvm/ExecutionEngine/Orc/Shared/MemoryFlags.h"
+#include "llvm/ExecutionEngine/Orc/Shared/PerfSharedStructs.h"
 #include "llvm/ExecutionEngine/Orc/Shared/SimplePackedSerialization.h"
 #include "llvm/ExecutionEngine/Orc/Shared/SimpleRemoteEPCUtils.h"
 #include "llvm/ExecutionEngine/Orc/Shared/TargetProcessControlTypes.h"
@@ -129,6 +130,12 @@ void R(std::string &O, const tp::SharedMemoryFinalizeRequest &V);
 template <typename T> void R(std::string &O, const tp::UIntWrite<T> &V);
 void R(std::string &O, const tp::PointerWrite &V);
 void R(std::string &O, const tp::BufferWrite &V);
+void R(std::string &O, const PerfJITRecordPrefix &V);
+void R(std::string &O, const PerfJITCodeLoadRecord &V);
+void R(std::string &O, const PerfJITDebugEntry &V);
+void R(std::string &O, const PerfJITDebugInfoRecord &V);
+void R(std::string &O, const PerfJITCodeUnwindingInfoRecord &V);
+void R(std::string &O, const PerfJITRecordBatch &V);
 void R(std::string &O, const SimpleRemoteEPCExecutorInfo &V);
 void R(std::string &O, const sd::SPSSerializableError &V);
 template <typename T>
@@ -277,6 +284,73 @@ void R(std::string &O, const tp::BufferWrite &V) {
   R(O, V.Addr);
   O += ',';
   R(O, V.Buffer);
+  O += ')';
+}
+// Perf records render in their SPS order (a batch: code loads, debug
+// info, unwinding), which is not the C++ members' order.
+void R(std::string &O, const PerfJITRecordPrefix &V) {
+  O += '(';
+  R(O, static_cast<uint32_t>(V.Id));
+  O += ',';
+  R(O, V.TotalSize);
+  O += ')';
+}
+void R(std::string &O, const PerfJITCodeLoadRecord &V) {
+  O += '(';
+  R(O, V.Prefix);
+  for (uint32_t X : {V.Pid, V.Tid}) {
+    O += ',';
+    R(O, X);
+  }
+  for (uint64_t X : {V.Vma, V.CodeAddr, V.CodeSize, V.CodeIndex}) {
+    O += ',';
+    R(O, (unsigned long)X);
+  }
+  O += ',';
+  R(O, V.Name);
+  O += ')';
+}
+void R(std::string &O, const PerfJITDebugEntry &V) {
+  O += '(';
+  R(O, (unsigned long)V.Addr);
+  O += ',';
+  R(O, V.Lineno);
+  O += ',';
+  R(O, V.Discrim);
+  O += ',';
+  R(O, V.Name);
+  O += ')';
+}
+void R(std::string &O, const PerfJITDebugInfoRecord &V) {
+  O += '(';
+  R(O, V.Prefix);
+  O += ',';
+  R(O, (unsigned long)V.CodeAddr);
+  O += ',';
+  R(O, V.Entries);
+  O += ')';
+}
+void R(std::string &O, const PerfJITCodeUnwindingInfoRecord &V) {
+  O += '(';
+  R(O, V.Prefix);
+  for (uint64_t X : {V.UnwindDataSize, V.EHFrameHdrSize, V.MappedSize,
+                     V.EHFrameHdrAddr}) {
+    O += ',';
+    R(O, (unsigned long)X);
+  }
+  O += ',';
+  R(O, V.EHFrameHdr);
+  O += ',';
+  R(O, (unsigned long)V.EHFrameAddr);
+  O += ')';
+}
+void R(std::string &O, const PerfJITRecordBatch &V) {
+  O += '(';
+  R(O, V.CodeLoadRecords);
+  O += ',';
+  R(O, V.DebugInfoRecords);
+  O += ',';
+  R(O, V.UnwindingRecord);
   O += ')';
 }
 void R(std::string &O, const SimpleRemoteEPCExecutorInfo &V) {
@@ -535,6 +609,7 @@ using Kargs_symbol_lookup =
     K<L<SPSExecutorAddr, SPSString>, L<Addr, std::string>>;
 using Kret_lazy_resolve =
     K<L<SPSExpected<SPSExecutorSymbolDef>>, L<SExp<ExecutorSymbolDef>>>;
+using Kargs_perf_impl = K<L<SPSPerfJITRecordBatch>, L<PerfJITRecordBatch>>;
 
 using CheckFn = Res (*)(const std::string &);
 static const std::map<std::string, CheckFn> &keys() {
@@ -648,6 +723,7 @@ static const std::map<std::string, CheckFn> &keys() {
       {"ret-symbol-lookup", &KretExpAddr::check},
       {"args-lazy-resolve", &Kaddr::check},
       {"ret-lazy-resolve", &Kret_lazy_resolve::check},
+      {"args-perf-impl", &Kargs_perf_impl::check},
   };
   return M;
 }
@@ -1193,6 +1269,25 @@ static void gen() {
            ""}));
   good("ret-lazy-resolve/error",
        Kret_lazy_resolve::enc(SExp<ExecutorSymbolDef>{false, {}, "not found"}));
+  {
+    // A link graph of two functions with line tables and an unwinding
+    // record whose .eh_frame_hdr travels as bytes; then an empty batch.
+    PerfJITRecordBatch B;
+    B.CodeLoadRecords.push_back(
+        {{PerfJITRecordType::JIT_CODE_LOAD, 0x4e}, 1234, 1235, A1, A1, 0x11, 0, "main"});
+    B.CodeLoadRecords.push_back({{PerfJITRecordType::JIT_CODE_LOAD, 0x52},
+                                 1234, 1235, A1 + 0x20, A1 + 0x20, 0x13, 1, "hot_loop"});
+    B.DebugInfoRecords.push_back(
+        {{PerfJITRecordType::JIT_CODE_DEBUG_INFO, 0x40},
+         A1,
+         {{A1, 9, 0, "/app/hot.c"}, {A1 + 4, 10, 1, "/app/hot.c"}}});
+    B.UnwindingRecord = {{PerfJITRecordType::JIT_CODE_UNWINDING_INFO, 0x68},
+                         0x40, 0x0c, 0, 0, std::string("\x01\x0c\xff\xff\x08\x10\x00\x00\x5a\x7f\x00\x00", 12),
+                         A1 + 0x1000};
+    good("args-perf-impl/graph", Kargs_perf_impl::enc(B));
+    bad("args-perf-impl/truncated", trunc(Kargs_perf_impl::enc(B), 1));
+    good("args-perf-impl/empty", Kargs_perf_impl::enc(PerfJITRecordBatch{}));
+  }
 }
 
 static int check(const char *Path) {
