@@ -14,6 +14,7 @@ import (
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
+	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
@@ -301,8 +302,10 @@ func enomem(cause error) error {
 	return &llvmError{msg: "Cannot allocate memory", err: cause}
 }
 
-// unmap gives a dead reservation's memory back.
+// unmap gives a dead reservation's memory back; the names of the JIT'd
+// functions in it go first.
 func (m *MemoryManager) unmap(r *reservation) error {
+	jitsyms.RemoveRange(r.base, r.base+r.size)
 	m.mu.Lock()
 	if i := slices.Index(m.dying, r); i >= 0 {
 		m.dying = slices.Delete(m.dying, i, i+1)

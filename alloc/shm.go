@@ -15,6 +15,7 @@ import (
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -400,6 +401,7 @@ func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
 // unmap removes a dead reservation's mapping and its object, if the
 // controller has not unlinked it.
 func (m *SharedMemoryMapper) unmap(r *shmReservation) error {
+	jitsyms.RemoveRange(uint64(r.base), uint64(r.base)+uint64(r.mapLen))
 	var errs []error
 	if err := sysmem.Munmap(uintptr(r.base), r.mapLen); err != nil {
 		errs = append(errs, strerror(err))

@@ -14,7 +14,8 @@
 // the write fails with EPIPE and the session ends in order. The handler
 // writes one line starting with "orcrt-executor: " to stderr (the signal,
 // the faulting address and, on Linux, the faulting instruction's address
-// as ", pc 0x..."), restores the
+// as ", pc 0x...", then, when rt/jitsyms names it, " in f+0x.., called
+// from g+0x.., ..."), restores the
 // default action and re-raises; nothing is flushed. RATIONALE.md
 // ("rt/fatalsig") explains the design.
 //

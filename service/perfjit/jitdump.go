@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -230,6 +231,7 @@ func (w *writer) batch(b *sps.PerfRecordBatch) error {
 		if w.perfMap != nil {
 			_, _ = fmt.Fprintf(w.perfMap, "%x %x %s\n", c.CodeAddr, c.CodeSize, c.Name)
 		}
+		jitsyms.Add(c.CodeAddr, c.CodeSize, c.Name)
 	}
 	return nil
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +113,26 @@ func readJitdump(t *testing.T, path string) (names []string, kinds []int) {
 	}
 	require.Empty(t, b, "trailing bytes")
 	return names, kinds
+}
+
+// TestCrashReportNames: with perf support the executor knows the JIT'd
+// functions' names, and its fatal-signal line names the faulting one and
+// the JIT'd callers found on the stack, innermost first, in pipe and TCP
+// mode; the executor still dies by the signal.
+func TestCrashReportNames(t *testing.T) {
+	requireLLVM(t)
+	obj := primary.compile(t, []string{"-O1"}, "segv3.c")
+	want := regexp.MustCompile(`orcrt-executor: SIGSEGV \(segmentation fault\) in native code, address 0x0, pc 0x[0-9a-f]+ ` +
+		`in f3\+0x[0-9a-f]+, called from f2\+0x[0-9a-f]+, f1\+0x[0-9a-f]+, main\+0x[0-9a-f]+\n`)
+	env := []string{"JITDUMPDIR=" + t.TempDir()}
+	o := runJITLink(t, primary, orcrtExecutor, env, []string{"-perf-support", obj})
+	assert.Equal(t, 128+int(syscall.SIGSEGV), o.executorExit, "killed by the signal\n%s", o)
+	assert.Regexp(t, want, o.stderr)
+
+	o = runJITLinkTCP(t, primary, orcrtExecutor, env, []string{"-perf-support", obj})
+	assert.Regexp(t, want, o.executorErr, "TCP\n%s", o)
+
+	// Without perf support the line is the plain one.
+	o = runJITLink(t, primary, orcrtExecutor, nil, []string{obj})
+	assert.Regexp(t, `orcrt-executor: SIGSEGV \(segmentation fault\) in native code, address 0x0, pc 0x[0-9a-f]+\n`, o.stderr)
 }

@@ -1,0 +1,93 @@
+//go:build cgo
+
+package jitsyms_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/orcgo/orcrt/rt/jitsyms"
+)
+
+// The table is process-global: the tests use disjoint address ranges.
+
+func TestAddLookupRemove(t *testing.T) {
+	const base = 0x7100_0000_0000
+	jitsyms.Add(base, 0x20, "f")
+	jitsyms.Add(base+0x20, 0x10, "g")
+	for _, tc := range []struct {
+		addr  uint64
+		name  string
+		start uint64
+	}{{base, "f", base}, {base + 0x1f, "f", base}, {base + 0x20, "g", base + 0x20}, {base + 0x2f, "g", base + 0x20}} {
+		s, ok := jitsyms.Lookup(tc.addr)
+		assert.True(t, ok, "%#x", tc.addr)
+		assert.Equal(t, tc.name, s.Name)
+		assert.Equal(t, tc.start, s.Start)
+		name, start, ok := jitsyms.Find(tc.addr)
+		assert.True(t, ok, "C: %#x", tc.addr)
+		assert.Equal(t, tc.name, name, "C")
+		assert.Equal(t, tc.start, start, "C")
+	}
+	for _, a := range []uint64{base - 1, base + 0x30} {
+		_, ok := jitsyms.Lookup(a)
+		assert.False(t, ok, "%#x", a)
+		_, _, ok = jitsyms.Find(a)
+		assert.False(t, ok, "C: %#x", a)
+	}
+	// Code reallocated over f's second half replaces f.
+	jitsyms.Add(base+0x10, 0x8, "h")
+	_, ok := jitsyms.Lookup(base)
+	assert.False(t, ok, "f was overwritten")
+	s, _ := jitsyms.Lookup(base + 0x12)
+	assert.Equal(t, "h", s.Name)
+	// A release drops every name in its range.
+	jitsyms.RemoveRange(base, base+0x1000)
+	for _, a := range []uint64{base + 0x12, base + 0x20} {
+		_, ok := jitsyms.Lookup(a)
+		assert.False(t, ok)
+		_, _, ok = jitsyms.Find(a)
+		assert.False(t, ok)
+	}
+	jitsyms.Add(base, 0, "empty")
+	_, ok = jitsyms.Lookup(base)
+	assert.False(t, ok, "a zero size names nothing")
+}
+
+// TestConcurrentPublish: C readers see a consistent table while Go
+// publishes new ones (run under -race and with many goroutines).
+func TestConcurrentPublish(t *testing.T) {
+	const base = 0x7200_0000_0000
+	jitsyms.Add(base, 0x100, "stable")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				name, start, ok := jitsyms.Find(base + 0x10)
+				if !ok || name != "stable" || start != base {
+					t.Errorf("reader saw %q %#x %v", name, start, ok)
+					return
+				}
+			}
+		}()
+	}
+	for i := range uint64(2000) {
+		jitsyms.Add(base+0x1000+i*0x10, 0x10, "churn")
+		if i%2 == 1 {
+			jitsyms.RemoveRange(base+0x1000+(i-1)*0x10, base+0x1000+(i+1)*0x10)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	jitsyms.RemoveRange(base, base+0x100000)
+}
