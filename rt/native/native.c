@@ -98,6 +98,61 @@ int orcrt_call_int_int(uintptr_t fn, int arg) {
 // The cgo floor: an empty C function.
 void orcrt_empty(void) {}
 
+typedef uint64_t (*orcrt_ints4_fn)(uint64_t, uint64_t, uint64_t, uint64_t);
+
+// A result of at most 32 bits comes back as runtime.cgocall's int32:
+// nothing is written to the goroutine's stack after the call.
+int32_t orcrt_ints4_ret32(orcrt_ints_frame *f) {
+	orcrt_isb();
+	return (int32_t)((orcrt_ints4_fn)f->fn)(f->a[0], f->a[1], f->a[2], f->a[3]);
+}
+
+// Runtime assembly; cgo's own wrappers call it the same way.
+extern char *_cgo_topofstack(void);
+
+// A wider result is stored in the frame, which lies on the goroutine's
+// stack: the callee may call back into Go and the stack may move, so the
+// frame is found again from the stack's top (as in cgo's wrappers).
+void orcrt_ints4_ret64(orcrt_ints_frame *f) {
+	char *top = _cgo_topofstack();
+	orcrt_isb();
+	uint64_t r = ((orcrt_ints4_fn)f->fn)(f->a[0], f->a[1], f->a[2], f->a[3]);
+	f = (orcrt_ints_frame *)((char *)f + (_cgo_topofstack() - top));
+	f->r = r;
+}
+
+typedef uint64_t (*orcrt_regs4_int_fn)(uint64_t, uint64_t, uint64_t, uint64_t, double, double, double, double);
+typedef double (*orcrt_regs4_float_fn)(uint64_t, uint64_t, uint64_t, uint64_t, double, double, double, double);
+
+static inline double orcrt_double_of(uint64_t b) {
+	double d;
+	memcpy(&d, &b, sizeof d);
+	return d;
+}
+
+// As orcrt_ints4_ret64, with floating arguments (bit patterns; a float in
+// the low 32 bits) and an integer result...
+void orcrt_regs4_int(orcrt_regs_frame *f) {
+	char *top = _cgo_topofstack();
+	double d0 = orcrt_double_of(f->w[4]), d1 = orcrt_double_of(f->w[5]);
+	double d2 = orcrt_double_of(f->w[6]), d3 = orcrt_double_of(f->w[7]);
+	orcrt_isb();
+	uint64_t r = ((orcrt_regs4_int_fn)f->fn)(f->w[0], f->w[1], f->w[2], f->w[3], d0, d1, d2, d3);
+	f = (orcrt_regs_frame *)((char *)f + (_cgo_topofstack() - top));
+	f->r = r;
+}
+
+// ... or a floating one, stored as its bit pattern.
+void orcrt_regs4_float(orcrt_regs_frame *f) {
+	char *top = _cgo_topofstack();
+	double d0 = orcrt_double_of(f->w[4]), d1 = orcrt_double_of(f->w[5]);
+	double d2 = orcrt_double_of(f->w[6]), d3 = orcrt_double_of(f->w[7]);
+	orcrt_isb();
+	double r = ((orcrt_regs4_float_fn)f->fn)(f->w[0], f->w[1], f->w[2], f->w[3], d0, d1, d2, d3);
+	f = (orcrt_regs_frame *)((char *)f + (_cgo_topofstack() - top));
+	memcpy(&f->r, &r, sizeof r);
+}
+
 void *orcrt_malloc_copy(const char *src, size_t n) {
 	void *p = malloc(n > 0 ? n : 1);
 	if (p != NULL && n > 0) {

@@ -30,6 +30,26 @@ int orcrt_call_int_void(uintptr_t fn);
 int orcrt_call_int_int(uintptr_t fn, int arg);
 void orcrt_empty(void);
 
+// The frame of package native's CallInts4Ret32 and CallInts4Ret64
+// (IntsFrame), passed by runtime.cgocall itself: fn, four integer
+// arguments, a 64-bit result.
+typedef struct {
+	uintptr_t fn;
+	uint64_t a[4];
+	uint64_t r;
+} orcrt_ints_frame;
+int32_t orcrt_ints4_ret32(orcrt_ints_frame *f);
+void orcrt_ints4_ret64(orcrt_ints_frame *f);
+
+// RegsFrame's: fn, 4 integer and 4 floating argument words, a result.
+typedef struct {
+	uintptr_t fn;
+	uint64_t w[8];
+	uint64_t r;
+} orcrt_regs_frame;
+void orcrt_regs4_int(orcrt_regs_frame *f);
+void orcrt_regs4_float(orcrt_regs_frame *f);
+
 void *orcrt_malloc_copy(const char *src, size_t n);
 uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap);
 uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap);

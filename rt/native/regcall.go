@@ -53,15 +53,6 @@ static uint64_t orcrt_call_regs4(uintptr_t fn, int float_result,
 	memcpy(&b, &r, sizeof b);
 	return b;
 }
-
-// The typed forms' commonest case: integer and pointer arguments only
-// and an integer result; half the words of orcrt_call_regs4 to pass.
-typedef uint64_t (*orcrt_ints_fn4)(uint64_t, uint64_t, uint64_t, uint64_t);
-
-static uint64_t orcrt_call_ints4(uintptr_t fn, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3) {
-	orcrt_regs_isb();
-	return ((orcrt_ints_fn4)fn)(i0, i1, i2, i3);
-}
 */
 import "C"
 
@@ -123,14 +114,4 @@ func CallRegs4(fn uintptr, r *Regs4, floatResult bool) uint64 {
 	return uint64(C.orcrt_call_regs4(C.uintptr_t(fn), fr,
 		C.uint64_t(i[0]), C.uint64_t(i[1]), C.uint64_t(i[2]), C.uint64_t(i[3]),
 		C.uint64_t(f[0]), C.uint64_t(f[1]), C.uint64_t(f[2]), C.uint64_t(f[3])))
-}
-
-// CallInts4 calls fn with at most 4 integer or pointer arguments (a
-// callee declaring fewer ignores the rest) and returns its integer result
-// register. fn must not be 0 (CallInts4 panics with [ErrNilFunction]).
-func CallInts4(fn uintptr, a0, a1, a2, a3 uint64) uint64 {
-	if fn == 0 {
-		panic(ErrNilFunction)
-	}
-	return uint64(C.orcrt_call_ints4(C.uintptr_t(fn), C.uint64_t(a0), C.uint64_t(a1), C.uint64_t(a2), C.uint64_t(a3)))
 }
