@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/rt/codemap"
+	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -75,4 +76,22 @@ func TestActionsAtNonCode(t *testing.T) {
 			assert.Equal(t, []uint64{7}, l.entries())
 		})
 	}
+}
+
+// TestReleaseForgetsJITNames: a release drops the names rt/jitsyms holds
+// for the released code, so a crash report never names freed code.
+func TestReleaseForgetsJITNames(t *testing.T) {
+	e := newEnv(t, Config{})
+	base, err := e.mm.Reserve(4096)
+	require.NoError(t, err)
+	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, base, 4096, []byte{0xc3})},
+	})
+	require.NoError(t, err)
+	jitsyms.Add(uint64(base), 1, "ret")
+	_, ok := jitsyms.Lookup(uint64(base))
+	require.True(t, ok)
+	require.NoError(t, e.mm.Release([]sps.Addr{base}))
+	_, ok = jitsyms.Lookup(uint64(base))
+	assert.False(t, ok, "the released code's name is gone")
 }
