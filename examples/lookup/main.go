@@ -10,6 +10,9 @@
 // asked and the host prints why. LOOKUP_TIMEOUT (a Go duration, default
 // 10s) bounds the lookup of filter; LOOKUP_MISSING names a function to
 // look up too, which the controller does not know, and prints its error.
+// LOOKUP_CPUPROFILE writes a CPU profile of the calls there, with JIT'd
+// functions named when the controller sends their names (llvm-jitlink
+// -perf-support): go tool pprof -top lookup PROFILE.
 package main
 
 /*
@@ -24,12 +27,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/rt/jitsyms"
 )
 
 var done = make(chan struct{}) // closed when the host is done with filter
@@ -44,6 +50,12 @@ func host_wait() C.int32_t {
 }
 
 func main() {
+	if n, err := strconv.ParseInt(os.Getenv("LOOKUP_CALLS"), 10, 64); err == nil && n > 0 {
+		calls = n
+	}
+	if os.Getenv("LOOKUP_CPUPROFILE") != "" {
+		jitsyms.EnableProfiling() // once, before any profile: JIT'd frames named
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ex, conn, err := executor.Open(ctx, os.Args[1:], executor.Options{
@@ -67,11 +79,10 @@ func main() {
 	<-finished
 }
 
-// Calls and goroutines of hammer.
-const (
-	calls      = 1_000_000
-	goroutines = 8
-)
+// Goroutines of hammer, and its calls: LOOKUP_CALLS, default 1,000,000.
+const goroutines = 8
+
+var calls = int64(1_000_000)
 
 // hammer calls filter calls times from goroutines goroutines and checks
 // the sum: 3x+1 summed over x in [0, calls).
@@ -99,7 +110,7 @@ func hammer(filter executor.Func1[int64, int64]) error {
 		}
 		sum += sums[g]
 	}
-	const want = 3*(calls-1)*calls/2 + calls
+	want := 3*(calls-1)*calls/2 + calls
 	if sum != want {
 		return fmt.Errorf("sum of %d calls is %d, want %d", calls, sum, want)
 	}
@@ -130,6 +141,18 @@ func run(ctx context.Context, ex *executor.Executor) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "lookup: filter(20) = %d\n", r)
+	if path := os.Getenv("LOOKUP_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lookup:", err)
+			return
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := hammer(filter); err != nil {
 		fmt.Fprintln(os.Stderr, "lookup:", err)
 		return

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,4 +71,25 @@ func TestLookupClangRepl(t *testing.T) {
 	require.Equal(t, 0, r.Exit, r.Stderr)
 	assert.Regexp(t, `lookup: executor: lookup of "filter": not exported with orcrt_export; the controller could not be asked: the controller opened JITDylib "main" through the ORC runtime \(handle 0x[0-9a-f]+\), but the runtime has not looked a symbol up through the controller \(clang-repl's never does\), so the lookup's tag is unknown: context deadline exceeded\n`, r.Stderr)
 	assert.Contains(t, r.Stderr, "lookup: the controller cannot be asked for JIT'd symbols\n")
+}
+
+// TestProfileNamesJITCode: with jitsyms.EnableProfiling and the names
+// perf support sends (llvm-jitlink -perf-support), a CPU profile of the
+// host names the JIT'd filter, as go tool pprof shows it.
+func TestProfileNamesJITCode(t *testing.T) {
+	exampletest.Require(t, "/usr/lib/llvm-22/bin/llvm-jitlink")
+	host := exampletest.BuildHost(t)
+	plugin := exampletest.CompileC(t, "plugin/busyfilter.c")
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.pprof")
+	t.Setenv("LOOKUP_CPUPROFILE", prof)
+	t.Setenv("LOOKUP_CALLS", "100000")
+	t.Setenv("JITDUMPDIR", dir)
+	r := exampletest.Start(t, host, nil, "-perf-support", "-orc-runtime="+exampletest.ORCRuntime, plugin).Wait()
+	require.Equal(t, 0, r.Exit, r.Stderr)
+	require.Contains(t, r.Stderr, "lookup: 100000 calls of filter from 8 goroutines, sum 14999950000\n")
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=15", host, prof).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Logf("go tool pprof -top:\n%s", out)
+	assert.Regexp(t, `(?m)^\s+\S+\s+[0-9.]+%\s+[0-9.]+%\s+\S+\s+[0-9.]+%\s+filter$`, string(out), "filter by name, with samples of its own")
 }

@@ -1,6 +1,7 @@
 package fatalsig
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/../jitsyms
 #include "fatalsig.h"
 */
 import "C"
@@ -10,6 +11,8 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+
+	_ "github.com/orcgo/orcrt/rt/jitsyms" // the C reader the handler names JIT'd code with
 )
 
 var (

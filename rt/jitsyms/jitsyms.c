@@ -1,6 +1,10 @@
+#define _GNU_SOURCE
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "jitsyms.h"
 
@@ -36,4 +40,105 @@ void orcrt_jitsyms_publish(orcrt_jitsyms_table *t) {
 	while (atomic_load(&readers) != 0)
 		sched_yield();
 	free(old);
+}
+
+void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp) {
+#if defined(__linux__) && defined(__x86_64__)
+	*pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+	*sp = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__linux__) && defined(__aarch64__)
+	*pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.pc;
+	*sp = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.sp;
+#else
+	(void)uctx;
+	*pc = *sp = 0;
+#endif
+}
+
+// peek copies len bytes at addr without faulting: 0 if they are not all
+// readable (a stack's end, a bad pointer).
+static int peek(uintptr_t addr, void *dst, size_t len) {
+#ifdef __linux__
+	struct iovec local = {dst, len}, remote = {(void *)addr, len};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len;
+#else
+	(void)addr, (void)dst, (void)len;
+	return 0;
+#endif
+}
+
+// after_call reports whether ret follows a call instruction, so that a
+// stale code address on the stack is not taken for a return address.
+static int after_call(uintptr_t ret) {
+#if defined(__x86_64__)
+	unsigned char c[7];
+	if (ret < sizeof c || !peek(ret - sizeof c, c, sizeof c))
+		return 0;
+	// call rel32 (e8), or call r/m (ff /2) of 6, 3 or 2 bytes.
+	return c[2] == 0xe8 || (c[1] == 0xff && (c[2] & 0x38) == 0x10) ||
+	       (c[4] == 0xff && (c[5] & 0x38) == 0x10) || (c[5] == 0xff && (c[6] & 0x38) == 0x10);
+#elif defined(__aarch64__)
+	uint32_t insn;
+	if (ret < 4 || !peek(ret - 4, &insn, sizeof insn))
+		return 0;
+	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfffffc1fu) == 0xd63f0000u; // BL, BLR
+#else
+	(void)ret;
+	return 0;
+#endif
+}
+
+size_t orcrt_jitsyms_callers(uintptr_t sp, size_t max_bytes, uintptr_t *pcs, size_t max) {
+	enum { chunk = 64 };
+	uintptr_t words[chunk];
+	size_t found = 0;
+	for (uintptr_t off = 0; sp != 0 && off < max_bytes && found < max; off += sizeof words) {
+		if (!peek(sp + off, words, sizeof words))
+			break;
+		for (size_t i = 0; i < chunk && found < max; i++) {
+			uintptr_t w = words[i], start;
+			if (w != 0 && orcrt_jitsyms_find(w - 1, &start) != NULL && after_call(w))
+				pcs[found++] = w - 1;
+		}
+	}
+	return found;
+}
+
+// The runtime's structs (runtime.SetCgoTraceback, version 0).
+struct traceback_arg {
+	uintptr_t context, sig_context, *buf, max;
+};
+struct symbolizer_arg {
+	uintptr_t pc;
+	const char *file;
+	uintptr_t lineno;
+	const char *func;
+	uintptr_t entry, more, data;
+};
+
+// A profiling signal in JIT'd code: the interrupted pc, then the JIT'd
+// callers in the first 4 KiB of stack (a profile's sample must be cheap).
+// Elsewhere, or outside a signal, nothing: Go shows its own frames.
+void orcrt_jitsyms_traceback(void *p) {
+	struct traceback_arg *a = p;
+	size_t n = 0;
+	uintptr_t pc = 0, sp = 0, start;
+	if (a->sig_context != 0)
+		orcrt_jitsyms_context((void *)a->sig_context, &pc, &sp);
+	if (pc != 0 && a->max > 1 && orcrt_jitsyms_find(pc, &start) != NULL) {
+		a->buf[n++] = pc;
+		n += orcrt_jitsyms_callers(sp, 4096, a->buf + n, a->max - n - 1);
+	}
+	if (n < a->max)
+		a->buf[n] = 0;
+}
+
+void orcrt_jitsyms_symbolize(void *p) {
+	struct symbolizer_arg *a = p;
+	uintptr_t start = 0;
+	a->file = NULL;
+	a->lineno = 0;
+	a->more = 0;
+	a->func = a->pc != 0 ? orcrt_jitsyms_find(a->pc, &start) : NULL;
+	a->entry = a->func != NULL ? start : 0;
 }

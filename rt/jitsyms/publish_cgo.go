@@ -8,7 +8,10 @@ package jitsyms
 */
 import "C"
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // names are the interned C copies of the names, never freed (a C reader
 // may hold one); table.mu guards them.
@@ -42,4 +45,16 @@ func find(pc uint64) (string, uint64, bool) {
 		return "", 0, false
 	}
 	return C.GoString(name), uint64(start), true
+}
+
+// EnableProfiling makes the Go runtime name JIT'd functions in CPU
+// profiles (pprof) and in tracebacks of signals taken in JIT'd code:
+// the sample's JIT'd function and the JIT'd callers found on the stack,
+// then the Go frames that called into them. It calls
+// runtime.SetCgoTraceback, which a program may do only once: call it
+// once, early, and not in a program that installs another cgo
+// symbolizer. Functions are named only once the executor knows them
+// (perf support's code loads).
+func EnableProfiling() {
+	runtime.SetCgoTraceback(0, unsafe.Pointer(C.orcrt_jitsyms_traceback), nil, unsafe.Pointer(C.orcrt_jitsyms_symbolize))
 }
