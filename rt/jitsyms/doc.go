@@ -3,10 +3,11 @@
 // controller: the fatal-signal report (rt/fatalsig) and anything else
 // asking "which JIT'd function is at this address" ([Lookup]).
 //
-// Names come from what the executor is told (perf support's code-load
-// records, service/perfjit); a range that the memory manager releases is
-// dropped ([RemoveRange]), so a name never outlives its code. Code with
-// no name is simply not found.
+// Names come from what the executor is told: perf support's code-load
+// records (service/perfjit) and the function symbols of the debug objects
+// registered for debuggers (service/gdbjit; code built with -g). A range
+// the memory manager releases is dropped ([RemoveRange]), so a name never
+// outlives its code. Code with no name is simply not found.
 //
 // The table is built in Go and published to C as an immutable sorted
 // array; C readers (orcrt_jitsyms_find, async-signal-safe) never block

@@ -7,9 +7,11 @@
 //
 // The action pushes a new entry at the head of the descriptor's list and
 // notifies the debugger, under one process-wide lock. Entries are never
-// removed (LLVM 22 has no deregistration action) and the debug objects
-// are never read. An inverted range is refused; any other address is
-// accepted, as by the stock executor.
+// removed (LLVM 22 has no deregistration action). An inverted range is
+// refused; any other address is accepted, as by the stock executor. A
+// readable debug object's function symbols ([FuncSymbols], parsed as
+// hostile input) are also given to rt/jitsyms, which names JIT'd code in
+// crash reports and profiles.
 //
 // A process has exactly one __jit_debug_descriptor, so the state is
 // process-global and shared by every Session; a program that also links

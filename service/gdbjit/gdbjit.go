@@ -15,6 +15,8 @@ import (
 	"fmt"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/jitsyms"
+	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -53,7 +55,33 @@ func Register(r sps.AddrRange, autoRegister bool) (uintptr, error) {
 	if e == 0 {
 		return 0, errors.New("gdbjit: register: out of memory")
 	}
+	nameFunctions(r)
 	return e, nil
+}
+
+// maxDebugObject bounds the debug objects read for their symbols.
+const maxDebugObject = 1 << 30
+
+// nameFunctions tells rt/jitsyms the debug object's functions, for the
+// executor's crash reports and profiles. A debug object that cannot be
+// read or parsed names nothing; its registration stands, as debuggers
+// read it themselves.
+func nameFunctions(r sps.AddrRange) {
+	size := uint64(r.End - r.Start)
+	if size > maxDebugObject {
+		return
+	}
+	img, err := memaccess.View(uintptr(r.Start), size)
+	if err != nil || img == nil {
+		return
+	}
+	syms, err := FuncSymbols(img)
+	if err != nil {
+		return
+	}
+	for _, s := range syms {
+		jitsyms.Add(s.Addr, s.Size, s.Name)
+	}
 }
 
 // Snapshot returns the descriptor and its whole list, read under the

@@ -337,3 +337,16 @@ func Readable(addr uintptr, size uint64) (err error) {
 	_ = sink
 	return nil
 }
+
+// View returns size bytes of memory at addr as a slice, after Readable
+// found them readable; nil for a size of 0. The slice aliases that memory:
+// it is valid while the memory stays mapped.
+func View(addr uintptr, size uint64) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	if err := Readable(addr, size); err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(ptr(addr)), size), nil
+}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -112,16 +111,11 @@ func create() (*writer, error) {
 // mem views size bytes of executor memory at addr, after probing that
 // they can be read.
 func mem(what string, addr, size uint64) ([]byte, error) {
-	if size == 0 {
-		return nil, nil
-	}
-	if err := memaccess.Readable(uintptr(addr), size); err != nil {
+	b, err := memaccess.View(uintptr(addr), size)
+	if err != nil {
 		return nil, fmt.Errorf("perfjit: %s at %#x (%d bytes): %w", what, addr, size, err)
 	}
-	a := uintptr(addr)
-	// Through memory, so that vet's unsafeptr check and checkptr accept
-	// an address that is not Go's.
-	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&a))), size), nil
+	return b, nil
 }
 
 // record starts a record in w.buf.

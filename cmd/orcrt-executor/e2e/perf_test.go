@@ -115,10 +115,11 @@ func readJitdump(t *testing.T, path string) (names []string, kinds []int) {
 	return names, kinds
 }
 
-// TestCrashReportNames: with perf support the executor knows the JIT'd
-// functions' names, and its fatal-signal line names the faulting one and
-// the JIT'd callers found on the stack, innermost first, in pipe and TCP
-// mode; the executor still dies by the signal.
+// TestCrashReportNames: with perf support, or the debug objects of code
+// built with -g, the executor knows the JIT'd functions' names, and its
+// fatal-signal line names the faulting one and the JIT'd callers found on
+// the stack, innermost first, in pipe and TCP mode; the executor still
+// dies by the signal.
 func TestCrashReportNames(t *testing.T) {
 	requireLLVM(t)
 	obj := primary.compile(t, []string{"-O1"}, "segv3.c")
@@ -132,7 +133,18 @@ func TestCrashReportNames(t *testing.T) {
 	o = runJITLinkTCP(t, primary, orcrtExecutor, env, []string{"-perf-support", obj})
 	assert.Regexp(t, want, o.executorErr, "TCP\n%s", o)
 
-	// Without perf support the line is the plain one.
+	// Without perf support or debug information the line is the plain one.
 	o = runJITLink(t, primary, orcrtExecutor, nil, []string{obj})
 	assert.Regexp(t, `orcrt-executor: SIGSEGV \(segmentation fault\) in native code, address 0x0, pc 0x[0-9a-f]+\n`, o.stderr)
+
+	// Built with -g, the program's debug object (JITLoaderGDB, every
+	// release from 16) names the functions without perf support.
+	for _, tch := range toolchains() {
+		if tch.major < 16 || tch.missing != "" {
+			continue
+		}
+		objg := tch.compile(t, []string{"-O1", "-g"}, "segv3.c")
+		o := runJITLink(t, tch, orcrtExecutor, nil, []string{objg})
+		assert.Regexp(t, want, o.stderr, "LLVM %d, debug object", tch.major)
+	}
 }
