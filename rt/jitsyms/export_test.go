@@ -4,3 +4,19 @@ package jitsyms
 
 // Find is the C reader (orcrt_jitsyms_find), for the tests.
 var Find = find
+
+// SetMaxNames lowers the name bound for a test and returns the old one.
+func SetMaxNames(n int) int {
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	old := maxNames
+	maxNames = n
+	return old
+}
+
+// NameCount is how many distinct names are kept.
+func NameCount() int {
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	return len(table.names)
+}

@@ -11,23 +11,58 @@ type Sym struct {
 	Name       string
 }
 
+// MaxNames bounds the distinct names a process keeps: names live for
+// ever (a C reader may hold one), so a controller sending new ones without
+// end would grow the process without end. Past it, a new name is not
+// added.
+const MaxNames = 1 << 18
+
+// maxNames is MaxNames, lowered by the tests.
+var maxNames = MaxNames
+
 var table struct {
-	mu   sync.Mutex
-	syms []Sym // sorted by Start, disjoint
+	mu    sync.Mutex
+	syms  []Sym               // sorted by Start, disjoint
+	names map[string]struct{} // every name ever added
 }
 
 // Add names [start, start+size); ranges it overlaps are dropped (code
 // was reallocated there). A zero size or a wrapping range is ignored.
-func Add(start, size uint64, name string) {
-	if size == 0 || start+size < start {
-		return
-	}
+func Add(start, size uint64, name string) { AddAll([]Sym{{start, start + size, name}}) }
+
+// AddAll is Add for several symbols, published once.
+func AddAll(syms []Sym) {
 	table.mu.Lock()
 	defer table.mu.Unlock()
-	table.syms = cut(table.syms, start, start+size)
-	i, _ := slices.BinarySearchFunc(table.syms, start, func(s Sym, a uint64) int { return cmpU64(s.Start, a) })
-	table.syms = slices.Insert(table.syms, i, Sym{start, start + size, name})
-	publish()
+	changed := false
+	for _, s := range syms {
+		if s.End <= s.Start || !known(s.Name) {
+			continue
+		}
+		table.syms = cut(table.syms, s.Start, s.End)
+		i, _ := slices.BinarySearchFunc(table.syms, s.Start, func(e Sym, a uint64) int { return cmpU64(e.Start, a) })
+		table.syms = slices.Insert(table.syms, i, s)
+		changed = true
+	}
+	if changed {
+		publish()
+	}
+}
+
+// known reports whether name may be used, adding it to the names kept if
+// the bound allows; table.mu held.
+func known(name string) bool {
+	if _, ok := table.names[name]; ok {
+		return true
+	}
+	if len(table.names) >= maxNames {
+		return false
+	}
+	if table.names == nil {
+		table.names = map[string]struct{}{}
+	}
+	table.names[name] = struct{}{}
+	return true
 }
 
 // RemoveRange drops every name overlapping [start, end).

@@ -3,6 +3,7 @@
 package jitsyms_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -90,4 +91,28 @@ func TestConcurrentPublish(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	jitsyms.RemoveRange(base, base+0x100000)
+}
+
+// TestNameBound: past the bound on distinct names a new one is not
+// added, so a controller cannot grow the process without end; known
+// names still are.
+func TestNameBound(t *testing.T) {
+	const base = 0x7300_0000_0000
+	old := jitsyms.SetMaxNames(jitsyms.NameCount() + 10)
+	defer jitsyms.SetMaxNames(old)
+	var syms []jitsyms.Sym
+	for i := range uint64(20) {
+		syms = append(syms, jitsyms.Sym{Start: base + i*16, End: base + i*16 + 16, Name: fmt.Sprintf("bound%d", i)})
+	}
+	jitsyms.AddAll(syms)
+	_, ok := jitsyms.Lookup(base + 15*16)
+	assert.False(t, ok, "a name past the bound")
+	s, ok := jitsyms.Lookup(base + 5*16)
+	assert.True(t, ok, "a name within the bound")
+	assert.Equal(t, "bound5", s.Name)
+	jitsyms.Add(base+15*16, 16, "bound1")
+	s, ok = jitsyms.Lookup(base + 15*16)
+	assert.True(t, ok, "a known name")
+	assert.Equal(t, "bound1", s.Name)
+	jitsyms.RemoveRange(base, base+20*16)
 }

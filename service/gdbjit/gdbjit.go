@@ -79,9 +79,11 @@ func nameFunctions(r sps.AddrRange) {
 	if err != nil {
 		return
 	}
-	for _, s := range syms {
-		jitsyms.Add(s.Addr, s.Size, s.Name)
+	named := make([]jitsyms.Sym, len(syms))
+	for i, s := range syms {
+		named[i] = jitsyms.Sym{Start: s.Addr, End: s.Addr + s.Size, Name: s.Name}
 	}
+	jitsyms.AddAll(named)
 }
 
 // Snapshot returns the descriptor and its whole list, read under the

@@ -225,8 +225,12 @@ func (w *writer) batch(b *sps.PerfRecordBatch) error {
 		if w.perfMap != nil {
 			_, _ = fmt.Fprintf(w.perfMap, "%x %x %s\n", c.CodeAddr, c.CodeSize, c.Name)
 		}
-		jitsyms.Add(c.CodeAddr, c.CodeSize, c.Name)
 	}
+	named := make([]jitsyms.Sym, len(b.CodeLoads))
+	for i, c := range b.CodeLoads {
+		named[i] = jitsyms.Sym{Start: c.CodeAddr, End: c.CodeAddr + c.CodeSize, Name: c.Name}
+	}
+	jitsyms.AddAll(named)
 	return nil
 }
 
