@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-cover fuzz-cover-check bench-smoke cross
+.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-libfuzzer fuzz-cover fuzz-cover-check bench-smoke cross
 
 all: build
 
@@ -98,6 +98,13 @@ fuzz:
 FUZZRATE_TIME ?= 60s
 fuzz-rate:
 	.ci/fuzz-rate.sh $(FUZZRATE_TIME)
+
+# The codec and wire targets under libFuzzer (clang, libclang-rt), each
+# FUZZ_LIBFUZZER_TIME on one worker, beside the native engine's rate;
+# fails on a crash and writes it into testdata/fuzz (not in make test).
+FUZZ_LIBFUZZER_TIME ?= 60s
+fuzz-libfuzzer:
+	.ci/fuzz-libfuzzer.sh $(FUZZ_LIBFUZZER_TIME)
 
 # Statement coverage the checked-in fuzz corpora reach, and the functions
 # they never reach (OUT=dir keeps the profiles; MIN_SPS, MIN_WIRE,

@@ -9,11 +9,17 @@
 // message shape (each LLVM 22 wrapper argument list and result of
 // docs/protocol.md §4.3 and §5, the LLVM 14-19 signatures, the
 // FinalizeRequest reuse path, the Setup payload, every codec alone and
-// as a sequence element, ...; see shapes_test.go) and whose rest is the
+// as a sequence element, ...; see shapes.go) and whose rest is the
 // message. Seeds come from the LLVM-generated golden vectors in
 // sps/testdata/golden/vectors.txt and, where none fits, are made by hand
-// (seeds_test.go). Inputs that once failed live under testdata/fuzz/FuzzX/
+// (seeds.go). Inputs that once failed live under testdata/fuzz/FuzzX/
 // and run as regression tests with plain go test.
+//
+// Each target's body is a function of this package (Decode, RoundTrip,
+// Diff in targets.go, with the seeds: Seeds) that two engines run: go
+// test's (FuzzX in fuzz_test.go) and libFuzzer's (the shim in libfuzzer/,
+// built by fuzz/oss-fuzz/build.sh and run by .ci/fuzz-libfuzzer.sh, which
+// writes what libFuzzer finds back into testdata/fuzz/FuzzX/).
 //
 // The reference decoder is stateless; RefDecode is safe for concurrent
 // use and returns memory it owns.

@@ -1,251 +1,36 @@
 package spsfuzz
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/hex"
-	"errors"
-	"os"
-	"reflect"
-	"runtime/metrics"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/orcgo/orcrt/sps"
+	"github.com/orcgo/orcrt/fuzz/internal/target"
 )
 
-// Allocation bound for decoding an n-byte message: at most
-// allocPerByte*n + allocSlack bytes. The per-byte factor covers the
-// largest Go-value-to-minimum-wire-size ratio among the shapes (a 1-byte
-// "none" in an SPSSequence<SPSOptional<SPSExecutorSymbolDef>> becomes a
-// 24-byte Option[SymbolDef]; Setup names are copied and checked for
-// duplicates with a set). The slack covers the Decoder, boxing the result
-// and the heap statistics' granularity (the runtime counts a whole span
-// when a cache is refilled), which is also why the decode is repeated
-// allocReps times and the average taken. A decoder that sized anything
-// from an unchecked count would blow far past this on the first hostile
-// input.
-const (
-	allocPerByte = 48
-	allocSlack   = 16 << 10
-	allocReps    = 8
-)
+// The native targets: go test's engine runs the bodies in targets.go
+// (fuzz/spsfuzz/libfuzzer runs the same bodies under libFuzzer).
 
-const vectorsPath = "../../sps/testdata/golden/vectors.txt"
-
-// addSeeds adds every LLVM-generated golden vector, prefixed with the index
-// of each shape that decodes its key, each shape's hand-made seeds, and
-// minimal inputs for every shape.
+// addSeeds adds Seeds.
 func addSeeds(f *testing.F) {
-	if len(shapes) > 256 {
-		f.Fatalf("%d shapes: the shape byte selects at most 256", len(shapes))
-	}
-	data, err := os.ReadFile(vectorsPath)
+	seeds, err := Seeds(".")
 	if err != nil {
 		f.Fatal(err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	seeded := make([]int, len(shapes))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, h, _ := strings.Cut(line, " ")
-		key, _, _ := strings.Cut(name, "/")
-		var b []byte
-		if h != "-" {
-			if b, err = hex.DecodeString(h); err != nil {
-				f.Fatalf("%s: %v", name, err)
-			}
-		}
-		for i, s := range shapes {
-			if slices.Contains(s.golden, key) {
-				f.Add(append([]byte{byte(i)}, b...))
-				seeded[i]++
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		f.Fatal(err)
-	}
-	for i, s := range shapes {
-		if seeded[i] == 0 && len(s.seeds) == 0 {
-			f.Fatalf("shape %s has neither a golden nor a hand-made seed", s.name)
-		}
-		for _, b := range s.seeds {
-			f.Add(append([]byte{byte(i)}, b...))
-		}
-		f.Add([]byte{byte(i)})
-		f.Add(append([]byte{byte(i)}, make([]byte, 17)...))
-		f.Add(append([]byte{byte(i), 1}, bytes.Repeat([]byte{0xff}, 9)...))
+	for _, b := range seeds {
+		f.Add(b)
 	}
 }
 
-var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-
-func heapAllocs() uint64 {
-	metrics.Read(allocSample)
-	return allocSample[0].Value.Uint64()
-}
-
-// decodeAllocs measures the heap bytes one decode of in allocates: the
-// average over allocReps decodes, minimized over allocRounds rounds. Other
-// goroutines of the fuzzing worker allocate now and then; an allocation
-// that the decode itself makes shows up in every round.
-func decodeAllocs(s shape, in []byte) uint64 {
-	const allocRounds = 3
-	best := ^uint64(0)
-	for range allocRounds {
-		before := heapAllocs()
-		for range allocReps {
-			s.decode(in)
-		}
-		best = min(best, (heapAllocs()-before)/allocReps)
-	}
-	return best
-}
-
-// FuzzDecode: decoding any input as any shape never panics, reports errors
-// as *sps.DecodeError within the input, never claims to consume more than
-// it was given, and allocates at most allocPerByte*len+allocSlack bytes.
-func FuzzDecode(f *testing.F) {
+// fuzz runs body as f's target.
+func fuzz(f *testing.F, body target.Body) {
 	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, in, ok := pick(data)
-		if !ok {
-			return
-		}
-		before := heapAllocs()
-		_, n, err := s.decode(in)
-		once := heapAllocs() - before
-		if err != nil {
-			var de *sps.DecodeError
-			if !errors.As(err, &de) {
-				t.Fatalf("%s: error %T is not a *sps.DecodeError: %v", s.name, err, err)
-			}
-			if de.Off < 0 || de.Off > len(in) || !strings.HasPrefix(err.Error(), "sps: ") {
-				t.Fatalf("%s: bad error %q for %d bytes", s.name, err, len(in))
-			}
-		} else if n < 0 || n > len(in) {
-			t.Fatalf("%s: consumed %d of %d bytes", s.name, n, len(in))
-		}
-		// One decode's count is cheap but coarse (the runtime counts small
-		// objects a span at a time; other goroutines allocate too); a
-		// decode sized by a hostile count allocates far past the limit at
-		// once. Measure carefully only above the limit.
-		limit := uint64(allocPerByte*len(in) + allocSlack)
-		if once <= limit {
-			return
-		}
-		if per := decodeAllocs(s, in); per > limit {
-			t.Fatalf("%s: decoding %d bytes allocated %d bytes (limit %d)", s.name, len(in), per, limit)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { body(t, data) })
 }
 
-// FuzzRoundTrip: whatever decodes re-encodes to exactly the bytes it
-// consumed, up to the canonicalizations LLVM's decoder itself applies: a
-// non-zero bool byte re-encodes as 01, and an SPSRemoteAllocGroup keeps
-// only its low four bits. (The reference decoder produces that canonical
-// form; for a Go map, whose encoding order is unspecified, the encoding
-// must hold the same entries.) Size agrees with the encoding (and for the
-// whole messages, sps.Marshal produces it in a buffer of exactly that
-// size), and the encoding decodes back to the same value. The
-// whole-buffer entry points (sps.Unmarshal, DecodeArgs, DecodeResult)
-// reach the same verdict and value as a Decoder, and decoded values
-// satisfy their shape's invariants.
-func FuzzRoundTrip(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, in, ok := pick(data)
-		if !ok {
-			return
-		}
-		v, n, err := s.decode(in)
-		if s.generic != nil {
-			g, gerr := s.generic(in)
-			if !sameError(err, gerr) {
-				t.Fatalf("%s: Decoder error %v, whole-buffer decode %v", s.name, err, gerr)
-			}
-			if err == nil && !reflect.DeepEqual(g, v) {
-				t.Fatalf("%s: whole-buffer decode differs:\n got %s\nwant %s", s.name, render(g), render(v))
-			}
-		}
-		if err != nil {
-			return
-		}
-		want := render(v) // before any reuse of the decode's storage
-		if s.check != nil {
-			if err := s.check(v); err != nil {
-				t.Fatalf("%s: %v", s.name, err)
-			}
-		}
-		enc := s.encode(v)
-		ref := RefDecode(s.schema, in)
-		if !ref.OK || ref.Consumed != n {
-			t.Fatalf("%s: reference decoder disagrees: ok=%v consumed %d vs %d", s.name, ref.OK, ref.Consumed, n)
-		}
-		if s.unordered {
-			if r := RefDecode(s.schema, enc); len(enc) != len(ref.Canon) || !r.OK || r.Consumed != len(enc) || r.Render != ref.Render {
-				t.Fatalf("%s: re-encoding %x holds other entries than %x", s.name, enc, ref.Canon)
-			}
-		} else if !bytes.Equal(enc, ref.Canon) {
-			t.Fatalf("%s: re-encoding\n got %x\nwant %x (canonical form of %x)", s.name, enc, ref.Canon, in[:n])
-		}
-		if sz := s.size(v); sz != len(enc) {
-			t.Fatalf("%s: Size %d, encoding %d bytes", s.name, sz, len(enc))
-		}
-		if s.marshal != nil {
-			if m := s.marshal(v); len(m) != len(enc) || cap(m) != len(m) || (!s.unordered && !bytes.Equal(m, enc)) {
-				t.Fatalf("%s: Marshal gave %x (cap %d), the encoding is %x", s.name, m, cap(m), enc)
-			}
-		}
-		v2, n2, err := s.decode(enc)
-		if err != nil || n2 != len(enc) {
-			t.Fatalf("%s: re-decoding the encoding: %v, consumed %d of %d", s.name, err, n2, len(enc))
-		}
-		if got := render(v2); got != want {
-			t.Fatalf("%s: value changed in the round trip:\n got %s\nwant %s", s.name, got, want)
-		}
-	})
-}
+// FuzzDecode runs Decode.
+func FuzzDecode(f *testing.F) { fuzz(f, Decode) }
 
-// sameError reports whether a and b are both nil or both the same
-// *sps.DecodeError (offset, item and reason).
-func sameError(a, b error) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	var da, db *sps.DecodeError
-	return errors.As(a, &da) && errors.As(b, &db) && *da == *db
-}
+// FuzzRoundTrip runs RoundTrip.
+func FuzzRoundTrip(f *testing.F) { fuzz(f, RoundTrip) }
 
-// FuzzDiff: package sps and the reference decoder agree on every input:
-// both accept or both reject, and on acceptance they consume the same bytes
-// and produce the same value.
-func FuzzDiff(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, in, ok := pick(data)
-		if !ok {
-			return
-		}
-		v, n, err := s.decode(in)
-		ref := RefDecode(s.schema, in)
-		if (err == nil) != ref.OK {
-			t.Fatalf("%s: sps error %v, reference ok=%v (render %q) on %x", s.name, err, ref.OK, ref.Render, in)
-		}
-		if err != nil {
-			return
-		}
-		if n != ref.Consumed {
-			t.Fatalf("%s: sps consumed %d, reference %d", s.name, n, ref.Consumed)
-		}
-		if got := render(v); got != ref.Render {
-			t.Fatalf("%s: values differ on %x:\n  sps %s\n  ref %s", s.name, in, got, ref.Render)
-		}
-	})
-}
+// FuzzDiff runs Diff.
+func FuzzDiff(f *testing.F) { fuzz(f, Diff) }

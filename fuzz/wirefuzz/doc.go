@@ -17,4 +17,9 @@
 // 0, nil at the end of the stream, and bit 4 selects NewReader's default
 // size limit); the rest is the stream. Failing inputs go to
 // testdata/fuzz/FuzzX/ and run with plain go test.
+//
+// Each target's body is a function of this package (Reader, Frames in
+// targets.go, with the seeds: Seeds) that two engines run: go test's
+// (FuzzX in fuzz_test.go) and libFuzzer's (the shim in libfuzzer/, built
+// by fuzz/oss-fuzz/build.sh and run by .ci/fuzz-libfuzzer.sh).
 package wirefuzz

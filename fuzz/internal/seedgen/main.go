@@ -17,7 +17,7 @@
 //     behind the mode bytes 0x05 and 0x80;
 //   - fuzz/spsfuzz: FuzzDecode, FuzzRoundTrip and FuzzDiff, every
 //     argument and result payload (up to capture.MaxPayload) behind the
-//     index of the shape that decodes it (read from shapes_test.go's
+//     index of the shape that decodes it (read from shapes.go's
 //     list: rerun after reordering it);
 //   - fuzz/executorfuzz: FuzzExecutor, by running its
 //     TestGenerateRealSessionSeeds on the recordings (it rewrites

@@ -17,7 +17,7 @@ import (
 	"github.com/orcgo/orcrt/sps"
 )
 
-const shapesFile = "fuzz/spsfuzz/shapes_test.go"
+const shapesFile = "fuzz/spsfuzz/shapes.go"
 
 // use is one shape a payload is a seed for: the shape's name in
 // spsfuzz's shapes, and how many leading payload bytes to drop (the

@@ -13,7 +13,7 @@ import (
 // sequences "[a,b]" (in wire order), Go maps "[(k,v),...]" sorted by
 // entry text (as the reference renders an unordered map), Option
 // none/some(x), SPSError ok/err(xMSG), Expected val(x)/err(xMSG).
-// Reflection is fine in a test.
+// Reflection is fine in a fuzz harness.
 func render(v any) string {
 	var b strings.Builder
 	if a, ok := v.(argList); ok {

@@ -229,7 +229,7 @@ func checkSetup(v any) error {
 			continue
 		}
 		if d.Validate() == nil {
-			return fmt.Errorf("Validate accepts a repeated name (%d values, %d symbols)", len(d.Values), len(d.Symbols))
+			return fmt.Errorf("SetupInfo.Validate accepts a repeated name (%d values, %d symbols)", len(d.Values), len(d.Symbols))
 		}
 		_, err := sps.Unmarshal(sps.SetupInfoCodec, sps.Marshal(sps.SetupInfoCodec, d))
 		if de := (*sps.DecodeError)(nil); !errors.As(err, &de) || !strings.HasPrefix(de.Reason, "duplicate key ") {
