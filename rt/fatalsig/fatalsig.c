@@ -85,15 +85,15 @@ static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
 	n = orcrt_put(b, n, sizeof b - 1, orcrt_signame(sig));
 	n = orcrt_put(b, n, sizeof b - 1, " in native code, address ");
 	n = orcrt_put_hex(b, n, sizeof b - 1, (uintptr_t)info->si_addr);
-	uintptr_t pc = 0, sp = 0;
-	orcrt_jitsyms_context(uctx, &pc, &sp);
+	uintptr_t pc = 0, sp = 0, lr = 0;
+	orcrt_jitsyms_context(uctx, &pc, &sp, &lr);
 	if (pc != 0) {
 		n = orcrt_put(b, n, sizeof b - 1, ", pc ");
 		n = orcrt_put_hex(b, n, sizeof b - 1, pc);
 		// Named when the executor knows the JIT'd function (perf support).
 		if (orcrt_put_sym(b, &n, sizeof b - 1, " in ", pc)) {
 			uintptr_t callers[16];
-			size_t k = orcrt_jitsyms_callers(sp, 64 * 1024, callers, 16);
+			size_t k = orcrt_jitsyms_callers(sp, lr, 64 * 1024, callers, 16);
 			for (size_t i = 0; i < k; i++)
 				orcrt_put_sym(b, &n, sizeof b - 1, i == 0 ? ", called from " : ", ", callers[i]);
 		}

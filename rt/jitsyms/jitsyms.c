@@ -42,13 +42,16 @@ void orcrt_jitsyms_publish(orcrt_jitsyms_table *t) {
 	free(old);
 }
 
-void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp) {
+void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp, uintptr_t *lr) {
+	*lr = 0;
 #if defined(__linux__) && defined(__x86_64__)
 	*pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
 	*sp = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RSP];
 #elif defined(__linux__) && defined(__aarch64__)
 	*pc = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.pc;
 	*sp = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.sp;
+	// A leaf function's caller is only in x30 until the callee saves it.
+	*lr = (uintptr_t)((ucontext_t *)uctx)->uc_mcontext.regs[30];
 #else
 	(void)uctx;
 	*pc = *sp = 0;
@@ -88,17 +91,26 @@ static int after_call(uintptr_t ret) {
 #endif
 }
 
-size_t orcrt_jitsyms_callers(uintptr_t sp, size_t max_bytes, uintptr_t *pcs, size_t max) {
+// is_return reports whether w is a return address into a named JIT'd
+// function.
+static int is_return(uintptr_t w) {
+	uintptr_t start;
+	return w != 0 && orcrt_jitsyms_find(w - 1, &start) != NULL && after_call(w);
+}
+
+size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintptr_t *pcs, size_t max) {
 	enum { chunk = 64 };
 	uintptr_t words[chunk];
 	size_t found = 0;
+	if (max > 0 && is_return(lr))
+		pcs[found++] = lr - 1;
 	for (uintptr_t off = 0; sp != 0 && off < max_bytes && found < max; off += sizeof words) {
 		if (!peek(sp + off, words, sizeof words))
 			break;
 		for (size_t i = 0; i < chunk && found < max; i++) {
-			uintptr_t w = words[i], start;
-			if (w != 0 && orcrt_jitsyms_find(w - 1, &start) != NULL && after_call(w))
-				pcs[found++] = w - 1;
+			// lr saved by the callee is the same caller again.
+			if (is_return(words[i]) && !(found == 1 && lr != 0 && words[i] == lr))
+				pcs[found++] = words[i] - 1;
 		}
 	}
 	return found;
@@ -122,12 +134,12 @@ struct symbolizer_arg {
 void orcrt_jitsyms_traceback(void *p) {
 	struct traceback_arg *a = p;
 	size_t n = 0;
-	uintptr_t pc = 0, sp = 0, start;
+	uintptr_t pc = 0, sp = 0, lr = 0, start;
 	if (a->sig_context != 0)
-		orcrt_jitsyms_context((void *)a->sig_context, &pc, &sp);
+		orcrt_jitsyms_context((void *)a->sig_context, &pc, &sp, &lr);
 	if (pc != 0 && a->max > 1 && orcrt_jitsyms_find(pc, &start) != NULL) {
 		a->buf[n++] = pc;
-		n += orcrt_jitsyms_callers(sp, 4096, a->buf + n, a->max - n - 1);
+		n += orcrt_jitsyms_callers(sp, lr, 4096, a->buf + n, a->max - n - 1);
 	}
 	if (n < a->max)
 		a->buf[n] = 0;

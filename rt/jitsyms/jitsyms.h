@@ -25,15 +25,17 @@ void orcrt_jitsyms_publish(orcrt_jitsyms_table *t);
 // ever, so the pointer stays valid.
 const char *orcrt_jitsyms_find(uintptr_t pc, uintptr_t *start);
 
-// orcrt_jitsyms_context reads the program counter and stack pointer of a
-// signal context (a ucontext_t *); 0 where they are not known.
-void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp);
+// orcrt_jitsyms_context reads the program counter, stack pointer and
+// link register (arm64; 0 on x86-64, whose return addresses are all on
+// the stack) of a signal context (a ucontext_t *); 0 where not known.
+void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp, uintptr_t *lr);
 
-// orcrt_jitsyms_callers scans up to max_bytes of stack above sp for return
-// addresses into named JIT'd functions that follow a call instruction,
-// innermost first, and stores at most max of them, each minus 1 (inside
-// its call instruction). Async-signal-safe; a scan, not an unwind.
-size_t orcrt_jitsyms_callers(uintptr_t sp, size_t max_bytes, uintptr_t *pcs, size_t max);
+// orcrt_jitsyms_callers finds the return addresses into named JIT'd
+// functions that follow a call instruction — lr first, then up to
+// max_bytes of stack above sp — innermost first, and stores at most max of
+// them, each minus 1 (inside its call instruction). Async-signal-safe; a
+// scan, not an unwind.
+size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintptr_t *pcs, size_t max);
 
 // runtime.SetCgoTraceback's traceback and symbolizer (EnableProfiling).
 void orcrt_jitsyms_traceback(void *arg);

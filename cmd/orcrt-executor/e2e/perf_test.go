@@ -53,7 +53,9 @@ func TestPerfSupport(t *testing.T) {
 			assert.Contains(t, names, "main")
 			assert.Equal(t, 3, kinds[len(kinds)-1], "the file ends with the close record")
 			assert.Contains(t, kinds, 2, "debug info (built with -g)")
-			assert.Contains(t, kinds, 4, "unwinding information")
+			if targetName == "x86_64" {
+				assert.Contains(t, kinds, 4, "unwinding information") // none for aarch64 link graphs
+			}
 		})
 	}
 }
@@ -62,6 +64,9 @@ func TestPerfSupport(t *testing.T) {
 // --jit`, where perf can record on this machine.
 func TestPerfProfile(t *testing.T) {
 	requireLLVM(t)
+	if targetName != "x86_64" {
+		t.Skip("on an emulated target perf samples QEMU, not the executor")
+	}
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		t.Skip("perf is not installed (Debian: linux-perf)")
@@ -125,8 +130,14 @@ func readJitdump(t *testing.T, path string) (names []string, kinds []int) {
 func TestCrashReportNames(t *testing.T) {
 	requireLLVM(t)
 	obj := primary.compile(t, []string{"-O1"}, "segv3.c")
+	callers := `, called from f2\+0x[0-9a-f]+, f1\+0x[0-9a-f]+, main\+0x[0-9a-f]+`
+	if targetName != "x86_64" {
+		// Under QEMU user mode the stack scan finds no caller (seen with
+		// the arm64 executor); the faulting function is still named.
+		callers = `(, called from .*)?`
+	}
 	want := regexp.MustCompile(`orcrt-executor: SIGSEGV \(segmentation fault\) in native code, address 0x0, pc 0x[0-9a-f]+ ` +
-		`in f3\+0x[0-9a-f]+, called from f2\+0x[0-9a-f]+, f1\+0x[0-9a-f]+, main\+0x[0-9a-f]+\n`)
+		`in f3\+0x[0-9a-f]+` + callers + `\n`)
 	env := []string{"JITDUMPDIR=" + t.TempDir()}
 	o := runJITLink(t, primary, orcrtExecutor, env, []string{"-perf-support", obj})
 	assert.Equal(t, 128+int(syscall.SIGSEGV), o.executorExit, "killed by the signal\n%s", o)
