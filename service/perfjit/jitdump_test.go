@@ -218,3 +218,18 @@ func TestSessionEndCloses(t *testing.T) {
 	assert.Equal(t, uint32(3), recs[len(recs)-1].id, "closed")
 	assert.True(t, strings.HasPrefix(filepath.Base(path), "jit-"))
 }
+
+// TestStartAfterShutdown: a Start that races the Session's shutdown (its
+// end-of-session callback then runs at once) neither deadlocks nor leaves
+// the file open.
+func TestStartAfterShutdown(t *testing.T) {
+	h := harness(t)
+	h.Close()
+	done := make(chan rt.WrapperResult, 1)
+	perfjit.Wrappers()[perfjit.StartName](h.S, nil, func(r rt.WrapperResult) { done <- r })
+	r := <-done
+	err, derr := sps.Unmarshal(sps.ErrorCodec, r.Bytes())
+	require.NoError(t, derr)
+	require.NoError(t, err)
+	assert.Empty(t, perfjit.Path(), "closed by the Session's end")
+}

@@ -65,21 +65,24 @@ func Path() string {
 
 func start(s *rt.Session) error {
 	dump.mu.Lock()
-	defer dump.mu.Unlock()
 	if dump.w == nil {
 		w, err := create()
 		if err != nil {
+			dump.mu.Unlock()
 			return err
 		}
 		dump.w = w
 		dump.sessions = map[*rt.Session]int{}
 	}
-	if dump.sessions[s] == 0 {
+	first := dump.sessions[s] == 0
+	dump.sessions[s]++
+	dump.mu.Unlock()
+	if first {
 		// A controller that goes away without End leaves a file perf can
-		// still read; its Session's end closes it.
+		// still read; its Session's end closes it. Outside dump.mu: a
+		// Session already shutting down runs the callback at once.
 		s.AddOnShutdown(func() { endAll(s) })
 	}
-	dump.sessions[s]++
 	return nil
 }
 
