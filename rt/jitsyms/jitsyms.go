@@ -1,6 +1,7 @@
 package jitsyms
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -30,24 +31,36 @@ var table struct {
 // was reallocated there). A zero size or a wrapping range is ignored.
 func Add(start, size uint64, name string) { AddAll([]Sym{{start, start + size, name}}) }
 
-// AddAll is Add for several symbols, published once.
+// AddAll is Add for several symbols, published once: one sort and one
+// pass over the table, however many symbols (a link graph's functions
+// arrive together). Of new symbols that overlap one another, the one
+// starting first is kept.
 func AddAll(syms []Sym) {
 	table.mu.Lock()
 	defer table.mu.Unlock()
-	changed := false
+	var add []Sym
 	for _, s := range syms {
-		if s.End <= s.Start || !known(s.Name) {
-			continue
+		if s.End > s.Start && known(s.Name) {
+			add = append(add, s)
 		}
-		table.syms = cut(table.syms, s.Start, s.End)
-		i, _ := slices.BinarySearchFunc(table.syms, s.Start, func(e Sym, a uint64) int { return cmpU64(e.Start, a) })
-		table.syms = slices.Insert(table.syms, i, s)
-		changed = true
 	}
-	if changed {
-		publish()
+	if len(add) == 0 {
+		return
 	}
+	slices.SortFunc(add, byStart)
+	add = slices.CompactFunc(add, func(next, prev Sym) bool { return next.Start < prev.End })
+	// add is sorted and disjoint, so its ends are sorted too: the first
+	// new symbol ending after s.Start is the only one s can overlap.
+	table.syms = slices.DeleteFunc(table.syms, func(s Sym) bool {
+		i, _ := slices.BinarySearchFunc(add, s.Start, func(e Sym, a uint64) int { return cmp.Compare(e.End, a+1) })
+		return i < len(add) && add[i].Start < s.End
+	})
+	table.syms = append(table.syms, add...)
+	slices.SortFunc(table.syms, byStart)
+	publish()
 }
+
+func byStart(a, b Sym) int { return cmp.Compare(a.Start, b.Start) }
 
 // known reports whether name may be used, adding it to the names kept if
 // the bound allows; table.mu held.
@@ -80,21 +93,11 @@ func RemoveRange(start, end uint64) {
 func Lookup(addr uint64) (Sym, bool) {
 	table.mu.Lock()
 	defer table.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(table.syms, addr+1, func(s Sym, a uint64) int { return cmpU64(s.Start, a) })
+	i, _ := slices.BinarySearchFunc(table.syms, addr+1, func(s Sym, a uint64) int { return cmp.Compare(s.Start, a) })
 	if i > 0 && addr < table.syms[i-1].End {
 		return table.syms[i-1], true
 	}
 	return Sym{}, false
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // cut removes the entries overlapping [start, end).

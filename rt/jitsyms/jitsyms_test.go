@@ -116,3 +116,33 @@ func TestNameBound(t *testing.T) {
 	assert.Equal(t, "bound1", s.Name)
 	jitsyms.RemoveRange(base, base+20*16)
 }
+
+// TestAddAll: a batch replaces the old names it overlaps, keeps the first
+// of new ones that overlap one another, and leaves the rest findable.
+func TestAddAll(t *testing.T) {
+	const base = 0x7400_0000_0000
+	jitsyms.Add(base, 0x100, "old")
+	jitsyms.Add(base+0x300, 0x10, "kept")
+	var batch []jitsyms.Sym
+	for i := range uint64(1000) {
+		batch = append(batch, jitsyms.Sym{Start: base + 0x1000 + i*0x10, End: base + 0x1000 + i*0x10 + 0x10, Name: "many"})
+	}
+	batch = append(batch,
+		jitsyms.Sym{Start: base + 0x205, End: base + 0x215, Name: "n3"},
+		jitsyms.Sym{Start: base + 0x80, End: base + 0x90, Name: "n1"},
+		jitsyms.Sym{Start: base + 0x200, End: base + 0x210, Name: "n2"})
+	jitsyms.AddAll(batch)
+	for addr, want := range map[uint64]string{base + 0x85: "n1", base + 0x205: "n2", base + 0x300: "kept", base + 0x1000 + 999*0x10: "many"} {
+		s, ok := jitsyms.Lookup(addr)
+		assert.True(t, ok, "%#x", addr)
+		assert.Equal(t, want, s.Name, "%#x", addr)
+		name, _, ok := jitsyms.Find(addr)
+		assert.True(t, ok, "C: %#x", addr)
+		assert.Equal(t, want, name, "C: %#x", addr)
+	}
+	for _, addr := range []uint64{base, base + 0x212} {
+		_, ok := jitsyms.Lookup(addr)
+		assert.False(t, ok, "%#x: old was overlapped, n3 overlapped n2", addr)
+	}
+	jitsyms.RemoveRange(base, base+0x10000)
+}
