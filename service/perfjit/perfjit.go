@@ -37,8 +37,8 @@ func Wrappers() map[string]rt.WrapperFunc {
 // Install registers the wrappers on s and publishes them as process
 // symbols of m, where the controller's lookup finds them.
 func Install(s *rt.Session, m *dylib.Manager) error {
-	for _, name := range []string{StartName, ImplName, EndName} {
-		if err := m.AddProcessSymbol(name, s.RegisterWrapper(Wrappers()[name], rt.BorrowArgs)); err != nil {
+	for name, fn := range Wrappers() {
+		if err := m.AddProcessSymbol(name, s.RegisterWrapper(fn, rt.BorrowArgs)); err != nil {
 			return fmt.Errorf("perfjit: install: %w", err)
 		}
 	}
