@@ -7,6 +7,9 @@
 #                          bench/out/*.txt (benchstat format) and stdout,
 #                          then the verdict (bench/targets.txt; exits 1
 #                          on a missed target) and the goals (bench/goals.txt)
+#   make bench-instr       the verdict's instruction counts alone (cachegrind,
+#                          a few minutes; ONLY=instr bench/suite.sh): the
+#                          deterministic targets a code regression fails
 #   make bench-report      bench/out/report.html: charts of the last
 #                          `make bench` (+ per-call latency samples)
 #   make bench-gate        the CI gate: base (BENCH_BASE, default HEAD~1)
@@ -45,12 +48,15 @@ BENCH_GATE_EXTRA ?=
 BENCH_GATE_COMMON := -set $(BENCH_GATE_FILE) -exe ./cmd/orcrt-executor -input $(PGO_PROFILE) \
   -instr-baseline profiles/instructions-$(shell $(GO) env GOARCH).txt
 
-.PHONY: bench bench-report bench-gate bench-gate-full bench-baseline bench-instr-baseline pgo-profile
+.PHONY: bench bench-instr bench-report bench-gate bench-gate-full bench-baseline bench-instr-baseline pgo-profile
 
 TEST_EXTRA += bench-gate
 
 bench:
 	COUNT=$(BENCH_COUNT) BENCHTIME=$(BENCH_TIME) WHOLE_N=$(BENCH_WHOLE_N) bench/suite.sh
+
+bench-instr:
+	ONLY=instr bench/suite.sh
 
 bench-report:
 	bench/report.sh

@@ -20,6 +20,13 @@
 # lowers the count of failures, never raises it.
 #   .ci/gate-trials.sh --inject DIR INJECTION   only applies it to the
 #                                               tree DIR (calibration)
+#   .ci/gate-trials.sh --bench TRIALS INJECTION...
+#       the same injections against `make bench`'s verdict: runs `make
+#       bench-instr` (its instruction-count targets, the part that judges
+#       code rather than the machine) TRIALS times in the injected tree;
+#       a trial catches the slowdown when make exits non-zero with the
+#       injected path's target failed. FULL=1 runs the whole `make bench`
+#       (17 minutes a trial) instead.
 #   .ci/gate-trials.sh --creep                  five commits, each about
 #       4% more instructions in sps.FinalizeRequest.Decode (9 instructions
 #       per spin iteration, 2126 per decode: measured under cachegrind),
@@ -73,6 +80,36 @@ inject() { # clone, injection
 
 if [ "${1:-}" = --inject ]; then
   inject "${2:?tree}" "${3:?injection}"
+  exit 0
+fi
+if [ "${1:-}" = --bench ]; then
+  trials=${2:?usage: gate-trials.sh --bench TRIALS INJECTION...}
+  shift 2
+  for inj in "$@"; do
+    case $inj in
+    sps-decode) id=instr-sps-decode ;;
+    alloc-cycle) id=instr-alloc-cycle ;;
+    pipe-roundtrip) id=instr-pipe-roundtrip ;;
+    none) id=none ;;
+    *) echo "gate-trials: unknown injection $inj" >&2; exit 2 ;;
+    esac
+    clone=$(mktemp -d /tmp/bench-trial-XXXXXX)
+    git clone -q "$root" "$clone"
+    inject "$clone" "$inj"
+    target=bench-instr
+    [ -z "${FULL:-}" ] || target=bench
+    caught=0
+    for i in $(seq 1 "$trials"); do
+      log=$out/bench-$inj-$i.log
+      if (cd "$clone" && make -s $target >"$log" 2>&1); then status=0; else status=$?; fi
+      row=$(grep -E "^[0-9]+ +$id " "$log" | tr -s ' ' || true)
+      missed=$(grep -E '^[0-9]+ of [0-9]+ targets met' "$log" || echo "no verdict")
+      if [ "$status" -ne 0 ] && [[ $row == *FAIL* ]]; then caught=$((caught + 1)); fi
+      echo "gate-trials: bench $inj trial $i: make $target exit $status; $missed; ${row:-$id: no row}"
+    done
+    echo "gate-trials: bench $inj: caught in $caught of $trials trials"
+    rm -rf "$clone"
+  done
   exit 0
 fi
 if [ "${1:-}" = --creep ]; then

@@ -7,6 +7,9 @@
 #   BENCHTIME  -benchtime of every Go benchmark (default 200ms)
 #   WHOLE_N    whole llvm-jitlink runs per executor and program (default 10)
 #   OUT        output directory (default bench/out)
+#   ONLY       "instr": only the instruction counts and their targets
+#              (`make bench-instr`, a few minutes: the verdict's
+#              deterministic part, what catches a code regression)
 #
 # Each package's test binary is built once (go test -c) and run COUNT
 # times with -count=1, one package after another in every round, so
@@ -14,9 +17,10 @@
 # across the run instead of one finishing before the other starts; the
 # machine's drift hits both alike. Whole runs (bench/cmd/wholerun)
 # interleave orcrt and stock run by run, and so does LLVM's own C++
-# controller (bench/cppdriver, CPP_BENCHTIME per call, default 500ms). Outputs, all benchstat format:
-# $OUT/<pkg>.txt per package, $OUT/wholerun.txt, $OUT/cppdriver.txt, $OUT/bench.txt (all of
-# them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt
+# controller (bench/cppdriver, CPP_BENCHTIME per call, default 500ms).
+# Outputs, all benchstat format: $OUT/<pkg>.txt per package,
+# $OUT/wholerun.txt, $OUT/cppdriver.txt, $OUT/instr.txt (instruction
+# counts), $OUT/bench.txt (all of them), $OUT/tests.txt (the tests targets reference), $OUT/summary.txt
 # (the verdict and the goals). Exits non-zero when a target is missed.
 set -euo pipefail
 COUNT=${COUNT:-10}
@@ -25,9 +29,33 @@ WHOLE_N=${WHOLE_N:-10}
 OUT=${OUT:-bench/out}
 GO=${GO:-go}
 PKGS=(spsbench keepalivebench membench allocbench rtbench wirebench procbench)
+ONLY=${ONLY:-}
 root=$(pwd)
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
+GOARCH_=$($GO env GOARCH)
+
+# Instructions per operation of bench/gate.txt's instr entries under
+# cachegrind, judged against the stored baseline (the "stored" anchor).
+instr() {
+  echo "== instructions per op (cachegrind; bench/gate.txt's instr entries)" >&2
+  $GO run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline "profiles/instructions-$GOARCH_.txt" \
+    -measure-instr "$OUT/instr.txt" >&2
+}
+verdict() { # extra benchsum flags
+  echo
+  echo "== verdict: each figure against its same-run anchor or the stored baseline (bench/targets.txt; goals: bench/goals.txt)"
+  # Exits 1 (and so does make bench) when a target is missed; goals never fail.
+  $GO run ./bench/cmd/benchsum -strict -targets bench/targets.txt -goals bench/goals.txt \
+    -stored "profiles/instructions-$GOARCH_.txt" -tests "$OUT/tests.txt" "$@" "$OUT/bench.txt" | tee "$OUT/summary.txt"
+}
+if [ "$ONLY" = instr ]; then
+  instr
+  cp "$OUT/instr.txt" "$OUT/bench.txt"
+  : >"$OUT/tests.txt"
+  verdict -units instructions/op
+  exit
+fi
 
 echo "== building test binaries" >&2
 for p in "${PKGS[@]}"; do
@@ -59,7 +87,9 @@ echo "== tests the targets reference" >&2
 $GO test -count=1 -v -run '^TestOneProtectPerTransition$' ./slab >"$OUT/tests.txt"
 $GO test -count=1 -v -run '^TestAllocCycleSyscalls$' ./bench/allocbench >>"$OUT/tests.txt"
 
-cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun,cppdriver}.txt >"$OUT/bench.txt"
+instr
+
+cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun,cppdriver,instr}.txt >"$OUT/bench.txt"
 
 echo "== benchstat" >&2
 for p in "${PKGS[@]}" wholerun cppdriver; do
@@ -67,8 +97,4 @@ for p in "${PKGS[@]}" wholerun cppdriver; do
 done
 cat "$OUT"/*.benchstat.txt
 
-echo
-echo "== verdict: each figure against its same-run anchor (bench/targets.txt; goals: bench/goals.txt)"
-# Exits 1 (and so does make bench) when a target is missed; goals never fail.
-$GO run ./bench/cmd/benchsum -strict -targets bench/targets.txt -goals bench/goals.txt \
-  -tests "$OUT/tests.txt" "$OUT/bench.txt" | tee "$OUT/summary.txt"
+verdict

@@ -110,61 +110,6 @@ func parseIRefs(out string) (float64, error) {
 	return 0, errors.New("no \"I refs\" line in cachegrind's output")
 }
 
-// instrBaseline is the stored instruction baseline
-// (profiles/instructions-$GOARCH.txt): what the gate compares the head
-// with besides its parent, so that creep over many commits fails.
-type instrBaseline struct {
-	reason    string
-	goVersion string
-	perOp     map[string]float64
-}
-
-func parseInstrBaseline(data []byte, name string) (*instrBaseline, error) {
-	b := &instrBaseline{perOp: map[string]float64{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "reason:"):
-			b.reason = strings.TrimSpace(strings.TrimPrefix(line, "reason:"))
-		case strings.HasPrefix(line, "go:"):
-			b.goVersion = strings.TrimSpace(strings.TrimPrefix(line, "go:"))
-		default:
-			f := strings.Fields(line)
-			if len(f) != 2 {
-				return nil, fmt.Errorf("%s:%d: want NAME INSTRUCTIONS-PER-OP: %q", name, ln, line)
-			}
-			v, err := strconv.ParseFloat(f[1], 64)
-			if err != nil || v <= 0 {
-				return nil, fmt.Errorf("%s:%d: bad count %q", name, ln, f[1])
-			}
-			b.perOp[f[0]] = v
-		}
-	}
-	if b.reason == "" || b.goVersion == "" {
-		return nil, fmt.Errorf("%s: needs \"reason:\" and \"go:\" lines", name)
-	}
-	return b, sc.Err()
-}
-
-func (b *instrBaseline) write(path string) error {
-	var w bytes.Buffer
-	fmt.Fprintf(&w, "# Instructions per operation of the gated instr entries (bench/gate.txt),\n")
-	fmt.Fprintf(&w, "# under cachegrind; recorded by `make bench-instr-baseline REASON=...`.\n")
-	fmt.Fprintf(&w, "# The gate fails when the head runs more than its threshold above these.\n")
-	fmt.Fprintf(&w, "reason: %s\ngo: %s\n", b.reason, b.goVersion)
-	names := make([]string, 0, len(b.perOp))
-	for n := range b.perOp {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&w, "%s %.0f\n", n, b.perOp[n])
-	}
-	return os.WriteFile(path, w.Bytes(), 0o644)
-}
-
 // instrResult is one instr entry measured on both revisions.
 type instrResult struct {
 	name       string
@@ -176,7 +121,7 @@ type instrResult struct {
 // failures: more than threshold above the parent or the stored baseline,
 // missing from the baseline, or in the baseline but no longer measured
 // (unless the baseline was re-recorded with a new reason).
-func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBaseline) int {
+func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *benchdata.InstrBaseline) int {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "instructions/op\tstored\tbase\thead\tvs base\tvs stored\tverdict")
 	failed := 0
@@ -196,7 +141,7 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 				why = append(why, "above the base")
 			}
 		}
-		st, ok := stored.perOp[r.name]
+		st, ok := stored.PerOp[r.name]
 		if ok {
 			d := r.head/st - 1
 			vsStored = fmt.Sprintf("%+.1f%%", d*100)
@@ -222,9 +167,9 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 	for _, r := range res {
 		measuredPkg[pkgOf(r.name)] = true
 	}
-	renewed := storedAtBase == nil || storedAtBase.reason != stored.reason
+	renewed := storedAtBase == nil || storedAtBase.Reason != stored.Reason
 	var gone []string
-	for n := range stored.perOp {
+	for n := range stored.PerOp {
 		if !seen[n] && measuredPkg[pkgOf(n)] {
 			gone = append(gone, n)
 		}
@@ -232,10 +177,10 @@ func instrVerdicts(c *config, res []instrResult, stored, storedAtBase *instrBase
 	sort.Strings(gone)
 	for _, n := range gone {
 		if renewed {
-			fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tok (not measured; the baseline was re-recorded: %s)\n", n, stored.perOp[n], stored.reason)
+			fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tok (not measured; the baseline was re-recorded: %s)\n", n, stored.PerOp[n], stored.Reason)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tFAIL (removed or renamed: re-record the baseline with a reason)\n", n, stored.perOp[n])
+		fmt.Fprintf(tw, "%s\t%.0f\t\t\t\t\tFAIL (removed or renamed: re-record the baseline with a reason)\n", n, stored.PerOp[n])
 		failed++
 	}
 	tw.Flush()

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
+
+	"github.com/orcgo/orcrt/bench/internal/benchdata"
 )
 
 func TestParseGateSet(t *testing.T) {
@@ -74,30 +75,12 @@ func TestParseIRefs(t *testing.T) {
 	}
 }
 
-func TestInstrBaselineRoundTrip(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "instructions.txt")
-	in := &instrBaseline{reason: "why", goVersion: "go1.26.8", perOp: map[string]float64{"spsbench:SPS/op=decode": 2126, "a:B": 7}}
-	if err := in.write(p); err != nil {
-		t.Fatal(err)
-	}
-	out, err := readInstrBaseline(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.reason != in.reason || out.goVersion != in.goVersion || len(out.perOp) != 2 || out.perOp["spsbench:SPS/op=decode"] != 2126 {
-		t.Errorf("read back %+v", out)
-	}
-	if _, err := parseInstrBaseline([]byte("a:B 7\n"), "x"); err == nil {
-		t.Error("accepted a baseline without reason and go lines")
-	}
-}
-
 // TestInstrCreep: five commits, each 4% more instructions on one figure,
 // pass against their parents (within 5%) but fail against the stored
 // baseline from the second on.
 func TestInstrCreep(t *testing.T) {
 	c := &config{instrThreshold: 0.05}
-	stored := &instrBaseline{reason: "r", perOp: map[string]float64{"spsbench:SPS": 2000}}
+	stored := &benchdata.InstrBaseline{Reason: "r", PerOp: map[string]float64{"spsbench:SPS": 2000}}
 	prev := 2000.0
 	firstFail := 0
 	for commit := 1; commit <= 5; commit++ {
@@ -117,12 +100,12 @@ func TestInstrCreep(t *testing.T) {
 
 func TestInstrVerdicts(t *testing.T) {
 	c := &config{instrThreshold: 0.05}
-	stored := &instrBaseline{reason: "r", perOp: map[string]float64{"p:A": 100, "p:Gone": 50}}
+	stored := &benchdata.InstrBaseline{Reason: "r", PerOp: map[string]float64{"p:A": 100, "p:Gone": 50}}
 	res := []instrResult{{name: "p:A", base: 100, head: 104}}
 	if n := instrVerdicts(c, res, stored, stored); n != 1 {
 		t.Errorf("a benchmark in the baseline that is no longer measured: %d failures, want 1", n)
 	}
-	renewed := &instrBaseline{reason: "Gone was renamed A2", perOp: stored.perOp}
+	renewed := &benchdata.InstrBaseline{Reason: "Gone was renamed A2", PerOp: stored.PerOp}
 	if n := instrVerdicts(c, res, renewed, stored); n != 0 {
 		t.Errorf("the same with a re-recorded baseline: %d failures, want 0", n)
 	}

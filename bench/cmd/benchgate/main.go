@@ -43,6 +43,7 @@ type config struct {
 	inputs         []string    // files the benchmarks read (a PGO profile)
 	instrBaseline  string      // stored instruction baseline
 	record         bool        // record instrBaseline instead of gating
+	measureOut     string      // measure instr entries into this file instead of gating
 	reason         string
 	// compareIdentical runs and judges packages whose base and head
 	// builds are byte-identical (calibration); by default they are not
@@ -78,6 +79,7 @@ func run() (int, error) {
 	flag.StringVar(&c.instrBaseline, "instr-baseline", "", "stored instruction baseline (profiles/instructions-amd64.txt); required with instr entries")
 	flag.BoolVar(&c.record, "record-instr", false, "measure the working tree's instr entries and write -instr-baseline (with -reason); no gate")
 	flag.StringVar(&c.reason, "reason", "", "with -record-instr: why the baseline is re-recorded")
+	flag.StringVar(&c.measureOut, "measure-instr", "", "measure the working tree's instr entries into this `file` (benchmark format, for make bench's verdict); no gate")
 	flag.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	flag.IntVar(&c.count, "count", 10, "rounds (samples per benchmark and revision)")
 	flag.IntVar(&c.confirm, "confirm", 10, "rounds of a second run of the packages with a time failure, which must fail too (0: no second run)")
@@ -124,9 +126,12 @@ func run() (int, error) {
 	}
 	start := time.Now()
 	var code int
-	if c.record {
+	switch {
+	case c.record:
 		err = record(&c)
-	} else {
+	case c.measureOut != "":
+		err = measure(&c, c.measureOut)
+	default:
 		code, err = gate(&c)
 	}
 	fmt.Printf("benchgate: %s\n", time.Since(start).Round(time.Second))
@@ -164,48 +169,88 @@ func moduleRoot() (string, error) {
 	return filepath.Dir(strings.TrimSpace(root)), nil
 }
 
-// record measures the working tree's instr entries and writes the stored
-// baseline.
-func record(c *config) error {
+// measureHead measures the working tree's instr entries, each the median
+// of runs measurements, and returns them in the set's order.
+func measureHead(c *config, runs int) ([]instrResult, error) {
 	root, err := moduleRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b := &instrBaseline{reason: c.reason, goVersion: goVersion(), perOp: map[string]float64{}}
 	bins := map[string]string{}
+	var res []instrResult
 	for i, e := range c.instr {
 		bin, ok := bins[e.dir]
 		if !ok {
 			bin = filepath.Join(tmp, fmt.Sprintf("instr-%d.test", i))
 			if err := buildTest(root, e.dir, bin); err != nil {
-				return err
+				return nil, err
 			}
 			bins[e.dir] = bin
 		}
-		// The stored figure is what later runs are held to: the median
-		// of recordRuns measurements, so that one run's outlier is not it.
 		var name string
 		var vs []float64
-		for range recordRuns {
+		for range runs {
 			nm, v, err := measureInstr(bin, filepath.Join(root, e.dir), e)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			name, vs = nm, append(vs, v)
 		}
 		v := benchdata.Median(vs)
 		fmt.Printf("%s\t%.0f instructions/op (of %.0f)\n", name, v, vs)
-		b.perOp[name] = v
+		res = append(res, instrResult{name: name, head: v, threshold: e.threshold})
 	}
-	if err := b.write(c.instrBaseline); err != nil {
+	return res, nil
+}
+
+// record measures the working tree's instr entries and writes the stored
+// baseline. The stored figure is what later runs are held to: the median
+// of recordRuns measurements, so that one run's outlier is not it.
+func record(c *config) error {
+	res, err := measureHead(c, recordRuns)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("benchgate: wrote %s (%d entries)\n", c.instrBaseline, len(b.perOp))
+	b := &benchdata.InstrBaseline{Reason: c.reason, GoVersion: goVersion(), PerOp: map[string]float64{}}
+	for _, r := range res {
+		b.PerOp[r.name] = r.head
+	}
+	if err := b.Write(c.instrBaseline); err != nil {
+		return err
+	}
+	fmt.Printf("benchgate: wrote %s (%d entries)\n", c.instrBaseline, len(b.PerOp))
+	return nil
+}
+
+// measure writes the working tree's instr entries to path in the
+// benchmark format (unit benchdata.InstrUnit, "goversion" in the file's
+// configuration), for `make bench`'s verdict (bench/cmd/benchsum judges
+// them against the stored baseline).
+func measure(c *config, path string) error {
+	res, err := measureHead(c, 1)
+	if err != nil {
+		return err
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "goversion: %s\n", goVersion())
+	pkg := ""
+	for _, r := range res {
+		p, name, _ := strings.Cut(r.name, ":")
+		if p != pkg {
+			fmt.Fprintf(&w, "pkg: github.com/orcgo/orcrt/bench/%s\n", p)
+			pkg = p
+		}
+		fmt.Fprintf(&w, "Benchmark%s 1 %.0f %s\n", name, r.head, benchdata.InstrUnit)
+	}
+	if err := os.WriteFile(path, []byte(w.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("benchgate: wrote %s (%d entries)\n", path, len(res))
 	return nil
 }
 
@@ -385,23 +430,23 @@ func timeGate(c *config, root, baseTree, out string, run []int, built []bins) (i
 // where its build differs, and judges them against the base and the
 // stored baseline.
 func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) {
-	stored, err := readInstrBaseline(c.instrBaseline)
+	stored, err := benchdata.ReadInstrBaseline(c.instrBaseline)
 	if err != nil {
 		return 0, err
 	}
-	if stored.goVersion != goVersion() {
+	if stored.GoVersion != goVersion() {
 		fmt.Printf("benchgate: FAIL: %s was recorded with %s, this is %s: instruction counts differ between compilers; re-record it (make bench-instr-baseline REASON=...)\n",
-			c.instrBaseline, stored.goVersion, goVersion())
+			c.instrBaseline, stored.GoVersion, goVersion())
 		return 1, nil
 	}
-	storedAtBase, err := readInstrBaseline(filepath.Join(baseTree, c.instrBaseline))
+	storedAtBase, err := benchdata.ReadInstrBaseline(filepath.Join(baseTree, c.instrBaseline))
 	if errors.Is(err, fs.ErrNotExist) {
 		storedAtBase, err = nil, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	fmt.Printf("\nbenchgate: instructions per op under cachegrind (%d entries; stored baseline %s, %s)\n", len(c.instr), c.instrBaseline, stored.reason)
+	fmt.Printf("\nbenchgate: instructions per op under cachegrind (%d entries; stored baseline %s, %s)\n", len(c.instr), c.instrBaseline, stored.Reason)
 	var res []instrResult
 	for i, e := range c.instr {
 		b, err := fp.build(root, baseTree, e.dir, len(c.pkgs)+i)
@@ -425,14 +470,6 @@ func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) 
 		res = append(res, r)
 	}
 	return instrVerdicts(c, res, stored, storedAtBase), nil
-}
-
-func readInstrBaseline(path string) (*instrBaseline, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseInstrBaseline(data, path)
 }
 
 type bins struct {

@@ -8,7 +8,8 @@
 // Usage:
 //
 //	go run ./bench/cmd/benchsum [-targets bench/targets.txt]
-//	    [-goals bench/goals.txt] [-tests bench/out/tests.txt] [-strict] files...
+//	    [-goals bench/goals.txt] [-tests bench/out/tests.txt]
+//	    [-stored profiles/instructions-amd64.txt] [-units U,...] [-strict] files...
 //
 // files are benchmark outputs (benchstat format, read with
 // golang.org/x/perf/benchfmt); `make bench` writes them to bench/out/.
@@ -18,8 +19,12 @@
 // near its limit can be judged. -tests names `go test -v` output in
 // which targets of unit "test" must show "--- PASS". A target whose
 // benchmark is missing from the input is "missing" (a failure).
-// With -strict (as `make bench` runs it) benchsum exits 1 on a failed or
-// missing target. Every target passes on a healthy tree; a figure not yet
+// A target whose anchor is "stored" compares an instruction count
+// (unit instructions/op, from benchgate -measure-instr) with the same
+// figure in the stored baseline (-stored), which must come from the same
+// Go release; -units judges only targets of the listed units (`make
+// bench-instr`). With -strict (as `make bench` runs it) benchsum exits 1
+// on a failed or missing target. Every target passes on a healthy tree; a figure not yet
 // reachable is a goal, with its measured floor (RATIONALE.md, "Where the
 // limits are"). Regressions within a limit are bench/cmd/benchgate's.
 package main

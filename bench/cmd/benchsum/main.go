@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,16 +25,20 @@ func main() {
 	tests := flag.String("tests", "", "`go test -v` output holding the tests of unit \"test\"")
 	goals := flag.String("goals", "", "goals table: printed after the verdict, never failing it")
 	strict := flag.Bool("strict", false, "exit 1 if a target fails")
+	storedFile := flag.String("stored", "", "stored instruction baseline (profiles/instructions-$GOARCH.txt): the anchor \"stored\"")
+	units := flag.String("units", "", "judge only the targets and goals of these units (comma-separated; e.g. instructions/op for `make bench-instr`)")
 	flag.Parse()
 	ts, err := readTargets(*targets)
 	if err != nil {
 		fatal(err)
 	}
+	ts = ofUnits(ts, *units)
 	var gs []target
 	if *goals != "" {
 		if gs, err = readTargets(*goals); err != nil {
 			fatal(err)
 		}
+		gs = ofUnits(gs, *units)
 	}
 	set, err := benchdata.Load(flag.Args()...)
 	if err != nil {
@@ -47,11 +52,17 @@ func main() {
 		}
 		testOut = string(b)
 	}
-	failed := summarize(os.Stdout, ts, set, testOut)
+	in := inputs{set: set, testOut: testOut}
+	if *storedFile != "" {
+		if in.stored, err = benchdata.ReadInstrBaseline(*storedFile); err != nil {
+			fatal(err)
+		}
+	}
+	failed := summarize(os.Stdout, ts, in)
 	if len(gs) > 0 {
 		fmt.Println()
 		fmt.Printf("== goals (%s): not part of the verdict; each says why not yet\n", *goals)
-		summarizeGoals(os.Stdout, gs, set, testOut)
+		summarizeGoals(os.Stdout, gs, in)
 	}
 	if failed > 0 && *strict {
 		os.Exit(1)
@@ -92,6 +103,21 @@ func readTargets(path string) ([]target, error) {
 	return ts, sc.Err()
 }
 
+// ofUnits keeps the targets of the listed units (all for "").
+func ofUnits(ts []target, units string) []target {
+	if units == "" {
+		return ts
+	}
+	keep := strings.Split(units, ",")
+	var out []target
+	for _, t := range ts {
+		if slices.Contains(keep, t.unit) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func isRatio(limit string) bool { return strings.HasSuffix(limit, "x") }
 
 // parseLimit parses "<=1.3x", "<=150ns", "<=0".
@@ -109,14 +135,22 @@ func parseLimit(s string) (v float64, ratio bool, err error) {
 	return v, ratio, nil
 }
 
+// inputs is what targets are judged on: the run's benchmarks, the tests'
+// output and the stored instruction baseline (nil without -stored).
+type inputs struct {
+	set     *benchdata.Set
+	testOut string
+	stored  *benchdata.InstrBaseline
+}
+
 type row struct {
 	issue, id, figure, measured, anchor, ratio, limit, margin, result string
 }
 
 // summarize writes the verdict's table and returns the number of failed
 // targets.
-func summarize(w io.Writer, ts []target, set *benchdata.Set, testOut string) int {
-	rows, failed := evaluateAll(ts, set, testOut)
+func summarize(w io.Writer, ts []target, in inputs) int {
+	rows, failed := evaluateAll(ts, in)
 	writeRows(w, rows)
 	pass := len(rows) - failed
 	fmt.Fprintf(w, "\n%d of %d targets met, %d not met\n", pass, len(rows), failed)
@@ -125,8 +159,8 @@ func summarize(w io.Writer, ts []target, set *benchdata.Set, testOut string) int
 
 // summarizeGoals writes the goals' table: "met" or "not yet", never a
 // failure.
-func summarizeGoals(w io.Writer, gs []target, set *benchdata.Set, testOut string) {
-	rows, missed := evaluateAll(gs, set, testOut)
+func summarizeGoals(w io.Writer, gs []target, in inputs) {
+	rows, missed := evaluateAll(gs, in)
 	for i := range rows {
 		if rows[i].result == "pass" {
 			rows[i].result = "met"
@@ -138,9 +172,9 @@ func summarizeGoals(w io.Writer, gs []target, set *benchdata.Set, testOut string
 	fmt.Fprintf(w, "\n%d of %d goals met\n", len(rows)-missed, len(rows))
 }
 
-func evaluateAll(ts []target, set *benchdata.Set, testOut string) (rows []row, failed int) {
+func evaluateAll(ts []target, in inputs) (rows []row, failed int) {
 	for _, t := range ts {
-		for _, r := range evaluate(t, set, testOut) {
+		for _, r := range evaluate(t, in) {
 			if r.result != "pass" {
 				failed++
 			}
@@ -171,7 +205,8 @@ func margin(got, limit float64) string {
 	return fmt.Sprintf("%+.0f%%", (limit/got-1)*100)
 }
 
-func evaluate(t target, set *benchdata.Set, testOut string) []row {
+func evaluate(t target, in inputs) []row {
+	set, testOut := in.set, in.testOut
 	base := row{issue: t.issue, id: t.id, figure: t.figure, limit: t.limit, anchor: "-", ratio: "-", margin: "-"}
 	if t.unit == "test" {
 		name := t.figure
@@ -193,6 +228,9 @@ func evaluate(t target, set *benchdata.Set, testOut string) []row {
 	if len(keys) == 0 {
 		base.measured, base.result = "no such benchmark", "missing"
 		return []row{base}
+	}
+	if t.anchor == "stored" {
+		return evaluateStored(base, t, keys, limit, in)
 	}
 	var anchor float64
 	if ratio {
@@ -242,6 +280,45 @@ func evaluate(t target, set *benchdata.Set, testOut string) []row {
 	return rows
 }
 
+// evaluateStored judges instruction counts against the stored baseline,
+// which must come from the same Go release as the run's counts.
+func evaluateStored(base row, t target, keys []benchdata.Key, limit float64, in inputs) []row {
+	if in.stored == nil {
+		base.anchor, base.measured, base.result = "stored: no -stored baseline given", "-", "missing"
+		return []row{base}
+	}
+	if gv := in.set.Config["goversion"]; gv != in.stored.GoVersion {
+		base.anchor, base.measured, base.result = fmt.Sprintf("stored: recorded by %s, measured by %q: re-record it", in.stored.GoVersion, gv), "-", "FAIL"
+		return []row{base}
+	}
+	var rows []row
+	for _, k := range keys {
+		r := base
+		r.figure = k.String()
+		vals := in.set.Samples[k][t.unit]
+		st, ok := in.stored.PerOp[k.String()]
+		switch {
+		case len(vals) == 0:
+			r.measured, r.result = "no "+t.unit, "missing"
+		case !ok:
+			r.measured, r.result = format(vals, t.unit), "missing"
+			r.anchor = "stored: not in the baseline (record it)"
+		default:
+			got := benchdata.Median(vals) / st
+			r.measured = format(vals, t.unit)
+			r.anchor = fmt.Sprintf("stored %.0f %s", st, t.unit)
+			r.ratio = fmt.Sprintf("%.3fx", got)
+			r.margin = margin(got, limit)
+			r.result = "pass"
+			if got > limit {
+				r.result = "FAIL"
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
 // format shows a median with its unit, the sample size and, when the
 // values vary, the 95% confidence interval as benchstat's ±%.
 func format(vals []float64, unit string) string {
@@ -251,9 +328,14 @@ func format(vals []float64, unit string) string {
 	case "ns/op":
 		v = fmtNs(s.Center)
 	default:
-		v = strconv.FormatFloat(s.Center, 'g', 4, 64) + " " + unit
+		if s.Center >= 1e4 { // a count: every digit, no exponent
+			v = strconv.FormatFloat(s.Center, 'f', -1, 64)
+		} else {
+			v = strconv.FormatFloat(s.Center, 'g', 4, 64)
+		}
+		v += " " + unit
 	}
-	if s.Lo != s.Hi {
+	if s.Lo != s.Hi && len(vals) > 1 {
 		v += " " + s.PctRangeString()
 	}
 	return fmt.Sprintf("%s n=%d", v, len(vals))

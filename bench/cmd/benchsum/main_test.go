@@ -40,7 +40,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	failed := summarize(&out, ts, set, "--- PASS: TestX (0.01s)\n")
+	failed := summarize(&out, ts, inputs{set: set, testOut: "--- PASS: TestX (0.01s)\n"})
 	// ratio-fail (1.2x > 1.1x) and missing; allocs median is 0: passes.
 	if failed != 2 {
 		t.Errorf("failed = %d, want 2\n%s", failed, out.String())
@@ -63,11 +63,50 @@ func TestSummarizeGoals(t *testing.T) {
 		{issue: "6", id: "far", figure: "spsbench:SPS/op=encode/shape=bytes1MiB", unit: "ns/op", limit: "<=1.0x", anchor: "spsbench:Copy/size=1MiB"},
 	}
 	var out bytes.Buffer
-	summarizeGoals(&out, gs, set, "")
+	summarizeGoals(&out, gs, inputs{set: set})
 	for _, want := range []string{" met", "not yet (FAIL)", "1 of 2 goals met"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestStored: instruction counts against the stored baseline, which must
+// come from the run's Go release and name the figure.
+func TestStored(t *testing.T) {
+	const counts = `goversion: go1.26.8
+pkg: github.com/orcgo/orcrt/bench/spsbench
+BenchmarkSPS/op=decode/shape=finalize 1 2300 instructions/op
+BenchmarkSPS/op=encode/shape=finalize 1 4950 instructions/op
+BenchmarkSPS/op=decode/shape=new 1 10 instructions/op
+`
+	set := benchdata.New()
+	if err := set.Read(strings.NewReader(counts), "instr.txt"); err != nil {
+		t.Fatal(err)
+	}
+	stored := &benchdata.InstrBaseline{Reason: "r", GoVersion: "go1.26.8", PerOp: map[string]float64{
+		"spsbench:SPS/op=decode/shape=finalize": 2133,
+		"spsbench:SPS/op=encode/shape=finalize": 4942,
+	}}
+	ts := []target{{issue: "23", id: "instr", figure: "spsbench:SPS/op=*/shape=*", unit: benchdata.InstrUnit, limit: "<=1.05x", anchor: "stored"}}
+	var out bytes.Buffer
+	// decode +7.8% fails, encode +0.2% passes, the new one is missing.
+	if failed := summarize(&out, ts, inputs{set: set, stored: stored}); failed != 2 {
+		t.Errorf("failed = %d, want 2\n%s", failed, out.String())
+	}
+	for _, want := range []string{"1.078x", "FAIL", "1.002x", "not in the baseline"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	stored.GoVersion = "go1.25.0"
+	out.Reset()
+	if failed := summarize(&out, ts, inputs{set: set, stored: stored}); failed != 1 || !strings.Contains(out.String(), "re-record") {
+		t.Errorf("another Go release's baseline: failed = %d\n%s", failed, out.String())
+	}
+	out.Reset()
+	if failed := summarize(&out, ts, inputs{set: set}); failed != 1 || !strings.Contains(out.String(), "no -stored") {
+		t.Errorf("no baseline: failed = %d\n%s", failed, out.String())
 	}
 }
 
