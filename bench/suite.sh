@@ -10,6 +10,8 @@
 #   ONLY       "instr": only the instruction counts and their targets
 #              (`make bench-instr`, a few minutes: the verdict's
 #              deterministic part, what catches a code regression)
+#   GATE_FILE  the instr entries to count (default bench/gate.txt)
+#   TARGETS    the verdict's targets (default bench/targets.txt)
 #
 # Each package's test binary is built once (go test -c) and run COUNT
 # times with -count=1, one package after another in every round, so
@@ -30,6 +32,8 @@ OUT=${OUT:-bench/out}
 GO=${GO:-go}
 PKGS=(spsbench keepalivebench membench allocbench rtbench wirebench procbench)
 ONLY=${ONLY:-}
+GATE_FILE=${GATE_FILE:-bench/gate.txt}
+TARGETS=${TARGETS:-bench/targets.txt}
 root=$(pwd)
 mkdir -p "$OUT/bin"
 OUT=$(cd "$OUT" && pwd)
@@ -39,14 +43,14 @@ GOARCH_=$($GO env GOARCH)
 # cachegrind, judged against the stored baseline (the "stored" anchor).
 instr() {
   echo "== instructions per op (cachegrind; bench/gate.txt's instr entries)" >&2
-  $GO run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline "profiles/instructions-$GOARCH_.txt" \
+  $GO run ./bench/cmd/benchgate -set "$GATE_FILE" -instr-baseline "profiles/instructions-$GOARCH_.txt" \
     -measure-instr "$OUT/instr.txt" >&2
 }
 verdict() { # extra benchsum flags
   echo
   echo "== verdict: each figure against its same-run anchor or the stored baseline (bench/targets.txt; goals: bench/goals.txt)"
   # Exits 1 (and so does make bench) when a target is missed; goals never fail.
-  $GO run ./bench/cmd/benchsum -strict -targets bench/targets.txt -goals bench/goals.txt \
+  $GO run ./bench/cmd/benchsum -strict -targets "$TARGETS" -goals bench/goals.txt \
     -stored "profiles/instructions-$GOARCH_.txt" -tests "$OUT/tests.txt" "$@" "$OUT/bench.txt" | tee "$OUT/summary.txt"
 }
 if [ "$ONLY" = instr ]; then
