@@ -69,7 +69,7 @@ inject() { # clone, injection
     sed -i "s/^func (r \*FinalizeRequest) Decode(d \*Decoder) {\$/&\n\tgateTrialSpin($SPIN_SPS)/" "$c/sps/orc.go" ;;
   alloc-cycle)
     spin_file "$c/alloc" alloc
-    sed -i "s/^func (m \*MemoryManager) initializeWith(.*{\$/&\n\tgateTrialSpin($SPIN_ALLOC)/" "$c/alloc/memmgr.go" ;;
+    sed -i "s/^func (m \*MemoryManager) initializeWith(.*{\$/&\n\tgateTrialSpin($SPIN_ALLOC)/" "$c"/alloc/*.go ;;
   pipe-roundtrip)
     spin_file "$c/rt/simpleremote" simpleremote
     sed -i "s/^\(\t*\)h := ParseHeader(r.buf\[r.lo:\])\$/\1gateTrialSpin($SPIN_PIPE)\n&/" "$c/rt/simpleremote/reader.go" ;;

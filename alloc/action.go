@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -62,13 +60,11 @@ func (r Runner) Run(c sps.WrapperCall) error {
 	if c.Fn == 0 {
 		return nil
 	}
-	tok, err := r.acquire()
+	o, err := startOp(r.keepalive())
 	if err != nil {
 		return notRun(c.Fn, err)
 	}
-	defer tok.release()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	defer o.end()
 	b := getBuf()
 	defer putBuf(b)
 	return runOne(r.Session, c, b)
@@ -86,7 +82,7 @@ func (r Runner) Run(c sps.WrapperCall) error {
 // actions in finalize order (meant to run in reverse); their Args alias
 // the pairs' Args.
 func (r Runner) RunFinalizeActions(pairs []sps.ActionPair, report func(error)) ([]sps.WrapperCall, error) {
-	tok, err := r.acquire()
+	o, err := startOp(r.keepalive())
 	if err != nil {
 		for _, p := range pairs {
 			if p.Finalize.Fn != 0 {
@@ -95,9 +91,7 @@ func (r Runner) RunFinalizeActions(pairs []sps.ActionPair, report func(error)) (
 		}
 		return nil, fmt.Errorf("alloc: allocation actions not run: %w", err)
 	}
-	defer tok.release()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	defer o.end()
 	b := getBuf()
 	defer putBuf(b)
 	deallocs, cleanup, ferr := runFinalize(r.Session, b, pairs, nil, nil)
@@ -119,7 +113,7 @@ func (r Runner) RunFinalizeActions(pairs []sps.ActionPair, report func(error)) (
 // Null calls are skipped.
 func (r Runner) RunDeallocActions(calls []sps.WrapperCall, report func(error)) error {
 	var errs []error
-	tok, err := r.acquire()
+	o, err := startOp(r.keepalive())
 	if err != nil {
 		for i := len(calls) - 1; i >= 0; i-- {
 			if calls[i].Fn != 0 {
@@ -127,12 +121,10 @@ func (r Runner) RunDeallocActions(calls []sps.WrapperCall, report func(error)) e
 			}
 		}
 	} else {
-		runtime.LockOSThread()
 		b := getBuf()
 		errs = runDealloc(r.Session, b, calls, nil)
 		putBuf(b)
-		runtime.UnlockOSThread()
-		tok.release()
+		o.end()
 	}
 	if report != nil {
 		for _, e := range errs {
@@ -142,34 +134,20 @@ func (r Runner) RunDeallocActions(calls []sps.WrapperCall, report func(error)) e
 	return errors.Join(errs...)
 }
 
-// token is a keepalive token or nothing.
-type token struct {
-	t  keepalive.Token
-	ok bool
-}
-
-func (t *token) release() {
-	if t.ok {
-		t.t.Release()
+// keepalive is the Session whose keepalive the Runner's ops take: none
+// without a Session or with NoKeepalive.
+func (r Runner) keepalive() *rt.Session {
+	if r.NoKeepalive {
+		return nil
 	}
-}
-
-func (r Runner) acquire() (token, error) {
-	if r.Session == nil || r.NoKeepalive {
-		return token{}, nil
-	}
-	tok, err := r.Session.AcquireKeepalive()
-	if err != nil {
-		return token{}, err
-	}
-	return token{t: tok, ok: true}, nil
+	return r.Session
 }
 
 func notRun(fn sps.Addr, err error) error {
 	return &ActionError{Fn: fn, Msg: fmt.Sprintf("alloc: action %#x not run: %v", uint64(fn), err), Err: err}
 }
 
-// ---- the run loops (callers hold the token and the OS thread) ----
+// The run loops below run inside an op.
 
 // runFinalize runs pairs' finalize actions in order and appends the
 // dealloc halves to dst. On a failure it runs the collected deallocs in
@@ -225,8 +203,8 @@ func putBuf(b *resultBuf) {
 // runOne runs one non-null action.
 func runOne(s *rt.Session, c sps.WrapperCall, b *resultBuf) error {
 	if s != nil {
-		if fn, ok := s.LookupWrapper(c.Fn); ok {
-			return runGo(s, fn, c)
+		if fn, borrows, ok := s.WrapperAt(c.Fn); ok {
+			return runGo(s, fn, borrows, c)
 		}
 	}
 	res, err := callNative(c.Fn, c.Args, b.b[:0])
@@ -266,9 +244,9 @@ func decodeActionResult(fn sps.Addr, res []byte) error {
 // view into a borrowed argument buffer (initialize's, which its CA
 // recycles; see rt.BorrowArgs): a wrapper that owns its arguments gets a
 // copy.
-func runGo(s *rt.Session, fn rt.WrapperFunc, c sps.WrapperCall) (err error) {
+func runGo(s *rt.Session, fn rt.WrapperFunc, borrows bool, c sps.WrapperCall) (err error) {
 	args := c.Args[:len(c.Args):len(c.Args)]
-	if !s.WrapperBorrowsArgs(c.Fn) {
+	if !borrows {
 		args = bytes.Clone(args)
 	}
 	done := make(chan rt.WrapperResult, 1)

@@ -1,37 +1,14 @@
 package alloc
 
 import (
-	"fmt"
-	"runtime"
+	"errors"
 	"sync"
-
-	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/keepalive"
 )
 
 // The reservation lifecycle the memory manager and the shared-memory
-// mapper share: an operation that runs actions enters the Session (its
-// goroutine stays on its thread, as native actions may use thread-local
-// state, and holds a keepalive token), counts itself in the reservation
-// while actions run without the lock, and the last operation to end on a
-// released reservation unmaps it.
-
-// enter starts an operation op; end it with leave(&tok).
-func enter(s *rt.Session, op string) (keepalive.Token, error) {
-	runtime.LockOSThread()
-	tok, err := s.AcquireKeepalive()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return tok, fmt.Errorf("alloc: %s: %w", op, err)
-	}
-	return tok, nil
-}
-
-// leave ends an operation started by enter.
-func leave(tok *keepalive.Token) {
-	tok.Release()
-	runtime.UnlockOSThread()
-}
+// mapper share: an operation that runs actions (an op) counts itself in
+// the reservation while actions run without the lock, and the last
+// operation to end on a released reservation unmaps it.
 
 // lifetime counts the operations running actions in a reservation.
 type lifetime struct {
@@ -62,4 +39,31 @@ func endOp[R any](mu *sync.Mutex, l *lifetime, res R, unmap func(R) error, errs 
 		}
 	}
 	return errs
+}
+
+// abandonOp ends an op on res that failed with err: under mu forget
+// drops what the op claimed and the op is counted out; if res was
+// released meanwhile and this was its last op, it is unmapped and
+// unmap's error joined to err.
+func abandonOp[R any](mu *sync.Mutex, l *lifetime, res R, unmap func(R) error, forget func(), err error) error {
+	mu.Lock()
+	forget()
+	last := l.endOpLocked()
+	mu.Unlock()
+	if last {
+		err = errors.Join(err, unmap(res))
+	}
+	return err
+}
+
+// markClosed sets *closed under mu, once: ok is false if it was set
+// already, else v is what collect returned under the same hold of mu.
+func markClosed[T any](mu *sync.Mutex, closed *bool, collect func() T) (v T, ok bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *closed {
+		return v, false
+	}
+	*closed = true
+	return collect(), true
 }

@@ -3,7 +3,6 @@ package alloc
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"time"
 
@@ -156,13 +155,12 @@ func (m *MemoryManager) finishLater(res *reservation, calls []sps.WrapperCall, p
 	go func() {
 		defer m.later.Done()
 		awaitPins(pins, time.Time{})
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		b := getBuf()
-		defer putBuf(b)
-		errs := runDealloc(m.s, b, calls, nil)
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
-		if err := errors.Join(errs...); err != nil {
+		// Without a token: the op that began the release has ended.
+		err := withOp(nil, "", func(b *resultBuf) error {
+			errs := runDealloc(m.s, b, calls, nil)
+			return errors.Join(endOp(&m.mu, &res.lifetime, res, m.unmap, errs)...)
+		})
+		if err != nil {
 			m.s.ReportError(fmt.Errorf("alloc: finishing a release delayed by Go calls: %w", err))
 		}
 	}()

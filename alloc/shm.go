@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -47,7 +46,7 @@ type SharedMemoryMapper struct {
 	res    map[uint64]*shmReservation
 	allocs map[uint64]*shmAlloc
 
-	scratch sync.Pool // *shmScratch
+	scratch scratchPool[shmScratch, *shmScratch]
 }
 
 type shmReservation struct {
@@ -65,10 +64,15 @@ type shmAlloc struct {
 }
 
 type shmScratch struct {
-	fr       sps.SharedFinalizeRequest
-	deallocs []sps.WrapperCall
-	errs     []error
-	buf      *resultBuf
+	fr sps.SharedFinalizeRequest
+	actionScratch
+}
+
+func (sc *shmScratch) reset() {
+	sc.actionScratch.reset()
+	clear(sc.fr.Segments)
+	clear(sc.fr.Actions)
+	sc.fr.Segments, sc.fr.Actions = sc.fr.Segments[:0], sc.fr.Actions[:0]
 }
 
 // NewSharedMemoryMapper returns an unregistered mapper for s;
@@ -92,7 +96,8 @@ func RegisterSharedMemoryMapper(s *rt.Session, syms *rt.SymbolTable) (*SharedMem
 		return nil, err
 	}
 	inst := s.RegisterInstance(m)
-	err = syms.AddUnique(
+	m.inst = inst
+	err = publish(s, syms, m, inst, "shared-memory mapper",
 		rt.Symbol{Name: SharedMapperInstanceName, Addr: inst},
 		rt.Symbol{Name: SharedMapperReserveName, Addr: s.RegisterWrapper(shmReserveWrapper, rt.BorrowArgs)},
 		rt.Symbol{Name: SharedMapperInitializeName, Addr: s.RegisterWrapper(shmInitializeWrapper, rt.BorrowArgs)},
@@ -100,11 +105,8 @@ func RegisterSharedMemoryMapper(s *rt.Session, syms *rt.SymbolTable) (*SharedMem
 		rt.Symbol{Name: SharedMapperReleaseName, Addr: s.RegisterWrapper(shmReleaseWrapper, rt.BorrowArgs)},
 	)
 	if err != nil {
-		s.UnregisterInstance(inst)
-		return nil, fmt.Errorf("alloc: registering the shared-memory mapper: %w", err)
+		return nil, err
 	}
-	m.inst = inst
-	s.AddService(m)
 	return m, nil
 }
 
@@ -201,84 +203,25 @@ func (m *SharedMemoryMapper) Reserve(size uint64) (sps.Addr, string, error) {
 // bounds, an already initialized key and W|X are checked before anything
 // is protected or run (RATIONALE.md, "alloc").
 func (m *SharedMemoryMapper) Initialize(reservation sps.Addr, fr *sps.SharedFinalizeRequest) (sps.Addr, error) {
-	sc := m.getScratch()
-	defer m.putScratch(sc)
+	sc := m.scratch.get()
+	defer m.scratch.put(sc)
 	return m.initializeWith(reservation, fr, sc)
 }
 
-func (m *SharedMemoryMapper) getScratch() *shmScratch {
-	if sc, ok := m.scratch.Get().(*shmScratch); ok {
-		return sc
-	}
-	return &shmScratch{buf: getBuf()}
-}
-
-func (m *SharedMemoryMapper) putScratch(sc *shmScratch) {
-	clear(sc.deallocs)
-	clear(sc.errs)
-	clear(sc.fr.Segments)
-	clear(sc.fr.Actions)
-	sc.deallocs, sc.errs = sc.deallocs[:0], sc.errs[:0]
-	sc.fr.Segments, sc.fr.Actions = sc.fr.Segments[:0], sc.fr.Actions[:0]
-	m.scratch.Put(sc)
-}
-
 func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.SharedFinalizeRequest, sc *shmScratch) (sps.Addr, error) {
-	tok, err := enter(m.s, "shared memory initialize")
+	o, err := enter(m.s, "shared memory initialize")
 	if err != nil {
 		return 0, err
 	}
-	defer leave(&tok)
-
-	key := ^uint64(0)
-	for _, sg := range fr.Segments {
-		a := uint64(sg.Addr)
-		key = min(key, a)
-		if _, err := segProt(sg.Group, a); err != nil {
-			return 0, err
-		}
-	}
-
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return 0, fmt.Errorf("alloc: shared memory initialize: %w", ErrClosed)
-	}
-	res := m.res[uint64(reservation)]
-	if res == nil {
-		m.mu.Unlock()
-		return 0, fmt.Errorf("alloc: shared memory initialize: %#x is not a reservation of this mapper", uint64(reservation))
-	}
-	for _, sg := range fr.Segments {
-		a, end := uint64(sg.Addr), uint64(sg.Addr)+sg.Size
-		if end < a || a < res.base || end > res.base+res.size {
-			m.mu.Unlock()
-			return 0, fmt.Errorf("alloc: shared memory initialize: segment %#x -- %#x is not inside reservation %#x -- %#x", a, end, res.base, res.base+res.size)
-		}
-	}
-	if m.allocs[key] != nil {
-		m.mu.Unlock()
-		return 0, fmt.Errorf("alloc: shared memory initialize: allocation %#x is already initialized", key)
-	}
-	al := &shmAlloc{res: res, pending: true}
-	m.allocs[key] = al
-	res.beginOpLocked()
-	m.mu.Unlock()
-
-	fail := func(err error) (sps.Addr, error) {
-		m.mu.Lock()
-		delete(m.allocs, key)
-		unmap := res.endOpLocked()
-		m.mu.Unlock()
-		if unmap {
-			err = errors.Join(err, m.unmap(res))
-		}
+	defer o.end()
+	res, al, key, err := m.claim(reservation, fr.Segments)
+	if err != nil {
 		return 0, err
 	}
 	for _, sg := range fr.Segments {
 		p, _ := segProt(sg.Group, uint64(sg.Addr))
 		if err := sysmem.Mprotect(uintptr(sg.Addr), uintptr(sg.Size), int(p)); err != nil {
-			return fail(strerror(err))
+			return 0, m.abandon(res, key, strerror(err))
 		}
 		if p&sysmem.ProtExec != 0 && sg.Size != 0 {
 			arch.FlushICache(uintptr(sg.Addr), uintptr(sg.Size))
@@ -287,62 +230,72 @@ func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.Shared
 	deallocs, cerrs, ferr := runFinalize(m.s, sc.buf, fr.Actions, sc.deallocs[:0], sc.errs[:0])
 	sc.deallocs, sc.errs = deallocs, cerrs
 	if ferr != nil {
-		return fail(joinFirst(ferr, cerrs))
+		return 0, m.abandon(res, key, joinFirst(ferr, cerrs))
 	}
+	if err := m.record(res, al, key, sc); err != nil {
+		return 0, m.abandon(res, key, err)
+	}
+	return sps.Addr(key), nil
+}
+
+// claim checks segs (W|X, inside the reservation, a new key) and claims
+// the allocation's key with a pending record; the op begins in res.
+func (m *SharedMemoryMapper) claim(reservation sps.Addr, segs []sps.SharedSegFinalizeRequest) (*shmReservation, *shmAlloc, uint64, error) {
+	key := ^uint64(0)
+	for _, sg := range segs {
+		a := uint64(sg.Addr)
+		key = min(key, a)
+		if _, err := segProt(sg.Group, a); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, nil, 0, fmt.Errorf("alloc: shared memory initialize: %w", ErrClosed)
+	}
+	res := m.res[uint64(reservation)]
+	if res == nil {
+		return nil, nil, 0, fmt.Errorf("alloc: shared memory initialize: %#x is not a reservation of this mapper", uint64(reservation))
+	}
+	for _, sg := range segs {
+		a, end := uint64(sg.Addr), uint64(sg.Addr)+sg.Size
+		if end < a || a < res.base || end > res.base+res.size {
+			return nil, nil, 0, fmt.Errorf("alloc: shared memory initialize: segment %#x -- %#x is not inside reservation %#x -- %#x", a, end, res.base, res.base+res.size)
+		}
+	}
+	if m.allocs[key] != nil {
+		return nil, nil, 0, fmt.Errorf("alloc: shared memory initialize: allocation %#x is already initialized", key)
+	}
+	al := &shmAlloc{res: res, pending: true}
+	m.allocs[key] = al
+	res.beginOpLocked()
+	return res, al, key, nil
+}
+
+// abandon forgets a claimed allocation after err and ends the op
+// (protections stay, as in the stock).
+func (m *SharedMemoryMapper) abandon(res *shmReservation, key uint64, err error) error {
+	return abandonOp(&m.mu, &res.lifetime, res, m.unmap, func() { delete(m.allocs, key) }, err)
+}
+
+// record makes the claim an allocation with a copy of the deallocs and
+// ends the op; if res was released meanwhile the deallocs run instead.
+func (m *SharedMemoryMapper) record(res *shmReservation, al *shmAlloc, key uint64, sc *shmScratch) error {
 	m.mu.Lock()
 	if res.dead {
 		m.mu.Unlock()
-		errs := runDealloc(m.s, sc.buf, deallocs, sc.errs[:0])
-		sc.errs = errs
-		return fail(joinFirst(fmt.Errorf("alloc: shared memory initialize: reservation %#x was released meanwhile", res.base), errs))
+		return sc.undo(m.s, fmt.Errorf("alloc: shared memory initialize: reservation %#x was released meanwhile", res.base))
 	}
+	al.dealloc = copyCalls(sc.deallocs)
 	al.pending = false
-	al.dealloc = copyCalls(deallocs)
 	res.allocs = append(res.allocs, key)
 	unmap := res.endOpLocked()
 	m.mu.Unlock()
 	if unmap {
 		m.s.ReportError(m.unmap(res))
 	}
-	return sps.Addr(key), nil
-}
-
-// Deinitialize runs the dealloc actions of the allocations keyed by
-// bases, from the last key to the first, and forgets them; failures are
-// joined. Unknown keys are ignored, as the stock ignores them.
-// Protections are not reset (as in the stock).
-func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
-	tok, err := enter(m.s, "shared memory deinitialize")
-	if err != nil {
-		return err
-	}
-	defer leave(&tok)
-	b := getBuf()
-	defer putBuf(b)
-	var errs []error
-	for i := len(bases) - 1; i >= 0; i-- {
-		k := uint64(bases[i])
-		m.mu.Lock()
-		al := m.allocs[k]
-		if al == nil || al.pending {
-			m.mu.Unlock()
-			continue
-		}
-		delete(m.allocs, k)
-		res := al.res
-		for j, x := range res.allocs {
-			if x == k {
-				res.allocs = append(res.allocs[:j], res.allocs[j+1:]...)
-				break
-			}
-		}
-		res.beginOpLocked()
-		m.mu.Unlock()
-
-		errs = runDealloc(m.s, b, al.dealloc, errs)
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // Release releases the reservations at bases, in the given order (the
@@ -353,17 +306,10 @@ func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
 // (the stock's munmap of an unrecorded, zero-sized range). Mappings are
 // removed only after every action of the call has returned.
 func (m *SharedMemoryMapper) Release(bases []sps.Addr) error {
-	tok, err := enter(m.s, "shared memory release")
-	if err != nil {
-		return err
-	}
-	defer leave(&tok)
-	return m.release(bases)
+	return withOp(m.s, "shared memory release", func(b *resultBuf) error { return m.release(b, bases) })
 }
 
-func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
-	b := getBuf()
-	defer putBuf(b)
+func (m *SharedMemoryMapper) release(b *resultBuf, bases []sps.Addr) error {
 	var errs []error
 	var done []*shmReservation
 	for _, base := range bases {
@@ -398,6 +344,41 @@ func (m *SharedMemoryMapper) release(bases []sps.Addr) error {
 	return errors.Join(errs...)
 }
 
+// Deinitialize runs the dealloc actions of the allocations keyed by
+// bases, from the last key to the first, and forgets them; failures are
+// joined. Unknown keys are ignored, as the stock ignores them.
+// Protections are not reset (as in the stock).
+func (m *SharedMemoryMapper) Deinitialize(bases []sps.Addr) error {
+	return withOp(m.s, "shared memory deinitialize", func(b *resultBuf) error { return m.deinitialize(b, bases) })
+}
+
+func (m *SharedMemoryMapper) deinitialize(b *resultBuf, bases []sps.Addr) error {
+	var errs []error
+	for i := len(bases) - 1; i >= 0; i-- {
+		k := uint64(bases[i])
+		m.mu.Lock()
+		al := m.allocs[k]
+		if al == nil || al.pending {
+			m.mu.Unlock()
+			continue
+		}
+		delete(m.allocs, k)
+		res := al.res
+		for j, x := range res.allocs {
+			if x == k {
+				res.allocs = append(res.allocs[:j], res.allocs[j+1:]...)
+				break
+			}
+		}
+		res.beginOpLocked()
+		m.mu.Unlock()
+
+		errs = runDealloc(m.s, b, al.dealloc, errs)
+		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
+	}
+	return errors.Join(errs...)
+}
+
 // unmap removes a dead reservation's mapping and its object, if the
 // controller has not unlinked it.
 func (m *SharedMemoryMapper) unmap(r *shmReservation) error {
@@ -421,90 +402,19 @@ func (m *SharedMemoryMapper) OnDetach(done func(), _ bool) { done() }
 // reporter.
 func (m *SharedMemoryMapper) OnShutdown(done func()) {
 	defer done()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
+	bases, ok := markClosed(&m.mu, &m.closed, func() []sps.Addr {
+		bases := make([]sps.Addr, 0, len(m.res))
+		for b := range m.res {
+			bases = append(bases, sps.Addr(b))
+		}
+		return bases
+	})
+	if !ok {
 		return
 	}
-	m.closed = true
-	bases := make([]sps.Addr, 0, len(m.res))
-	for b := range m.res {
-		bases = append(bases, sps.Addr(b))
-	}
-	m.mu.Unlock()
 	sort.Slice(bases, func(i, j int) bool { return bases[i] > bases[j] })
-	if err := m.release(bases); err != nil {
+	// Without a keepalive token: the group is closed.
+	if err := withOp(nil, "", func(b *resultBuf) error { return m.release(b, bases) }); err != nil {
 		m.s.ReportError(fmt.Errorf("alloc: releasing shared memory at shutdown: %w", err))
 	}
-}
-
-// ---- wrappers ----
-
-const shmName = "ExecutorSharedMemoryMapperService"
-
-func shmReserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	d := sps.NewDecoder(args)
-	inst, size := d.Addr(), d.U64()
-	if d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-		return
-	}
-	var (
-		addr sps.Addr
-		name string
-	)
-	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
-	if err == nil {
-		addr, name, err = m.Reserve(size)
-	}
-	ret(rt.ResultBytes(sps.Marshal(sps.SharedMemoryReserve.Ret, sps.Expected[sps.Pair[sps.Addr, string]]{
-		Value: sps.Pair[sps.Addr, string]{First: addr, Second: name}, Err: err})))
-}
-
-func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	d := sps.NewDecoder(args)
-	inst, resv := d.Addr(), d.Addr()
-	if d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-		return
-	}
-	m, err := lookupInstance[*SharedMemoryMapper](s, inst, shmName)
-	if err != nil {
-		var fr sps.SharedFinalizeRequest
-		if fr.Decode(&d); d.Failed() {
-			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-			return
-		}
-		ret(expectedAddr(0, err))
-		return
-	}
-	sc := m.getScratch()
-	defer m.putScratch(sc)
-	if sc.fr.Decode(&d); d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
-		return
-	}
-	ret(expectedAddr(m.initializeWith(resv, &sc.fr, sc)))
-}
-
-func shmDeinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	var buf [16]sps.Addr
-	m, keys, fail, ok := instanceAddrs[*SharedMemoryMapper](s, args, buf[:0], shmName)
-	if !ok {
-		ret(fail)
-		return
-	}
-	ret(spsError(m.Deinitialize(keys)))
-}
-
-func shmReleaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	var buf [16]sps.Addr
-	m, bases, fail, ok := instanceAddrs[*SharedMemoryMapper](s, args, buf[:0], shmName)
-	if !ok {
-		ret(fail)
-		return
-	}
-	ret(spsError(m.Release(bases)))
 }

@@ -25,6 +25,19 @@ func lookupInstance[T any](s *rt.Session, addr sps.Addr, what string) (T, error)
 	return v, nil
 }
 
+// decodeInstance decodes the instance address and the 8-byte argument
+// after it (a size or an address) and looks the instance up; !ok means
+// they did not decode and ret was given the deserialization error.
+func decodeInstance[T any](s *rt.Session, d *sps.Decoder, ret rt.ReturnFunc, what string) (m T, arg uint64, err error, ok bool) {
+	inst, arg := d.Addr(), d.U64()
+	if d.Failed() {
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+		return m, 0, nil, false
+	}
+	m, err = lookupInstance[T](s, inst, what)
+	return m, arg, err, true
+}
+
 // expectedAddr encodes SPSExpected<SPSExecutorAddr>.
 func expectedAddr(a sps.Addr, err error) rt.WrapperResult {
 	if err != nil {
@@ -43,16 +56,26 @@ func spsError(err error) rt.WrapperResult {
 	return rt.ResultBytes(sps.AppendString(append(make([]byte, 0, 9+len(msg)), 1), msg))
 }
 
+// publish adds the bootstrap symbols of svc (its instance registered at
+// inst) to syms all-or-nothing and svc to s as a Service; on a conflict
+// the instance is unregistered.
+func publish(s *rt.Session, syms *rt.SymbolTable, svc rt.Service, inst sps.Addr, what string, symbols ...rt.Symbol) error {
+	if err := syms.AddUnique(symbols...); err != nil {
+		s.UnregisterInstance(inst)
+		return fmt.Errorf("alloc: registering the %s: %w", what, err)
+	}
+	s.AddService(svc)
+	return nil
+}
+
 const mmName = "SimpleExecutorMemoryManager"
 
 func reserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	d := sps.NewDecoder(args)
-	inst, size := d.Addr(), d.U64()
-	if d.Failed() {
-		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+	m, size, err, ok := decodeInstance[*MemoryManager](s, &d, ret, mmName)
+	if !ok {
 		return
 	}
-	m, err := lookupInstance[*MemoryManager](s, inst, mmName)
 	if err != nil {
 		ret(expectedAddr(0, err))
 		return
@@ -96,8 +119,8 @@ func initialize(s *rt.Session, args []byte) (key sps.Addr, err error, badArgs bo
 		}
 		return 0, err, false
 	}
-	sc := m.getScratch()
-	defer m.putScratch(sc)
+	sc := m.scratch.get()
+	defer m.scratch.put(sc)
 	sc.fr.Decode(&d)
 	defer clearRequest(&sc.fr)
 	if d.Failed() {
@@ -146,24 +169,91 @@ func instanceAddrs[T any](s *rt.Session, args []byte, dst []sps.Addr, what strin
 	return m, addrs, rt.WrapperResult{}, true
 }
 
-func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+// addrsCall answers a deinitialize or release call, (instance,
+// Sequence<Addr>) -> SPSError, on an instance of T. (A type switch, not a
+// method value: the addresses stay on the stack.)
+func addrsCall[T *MemoryManager | *SharedMemoryMapper](s *rt.Session, args []byte, ret rt.ReturnFunc, what string, release bool) {
 	var buf [16]sps.Addr
-	m, keys, fail, ok := instanceAddrs[*MemoryManager](s, args, buf[:0], mmName)
+	m, addrs, fail, ok := instanceAddrs[T](s, args, buf[:0], what)
 	if !ok {
 		ret(fail)
 		return
 	}
-	ret(spsError(m.Deinitialize(keys)))
+	var err error
+	switch m := any(m).(type) {
+	case *MemoryManager:
+		if release {
+			err = m.Release(addrs)
+		} else {
+			err = m.Deinitialize(addrs)
+		}
+	case *SharedMemoryMapper:
+		if release {
+			err = m.Release(addrs)
+		} else {
+			err = m.Deinitialize(addrs)
+		}
+	}
+	ret(spsError(err))
+}
+
+func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	addrsCall[*MemoryManager](s, args, ret, mmName, false)
 }
 
 // releaseWrapper is also LLVM 14-19's deallocate: both run the dealloc
 // actions of whole reservations and give them back.
 func releaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	var buf [16]sps.Addr
-	m, bases, fail, ok := instanceAddrs[*MemoryManager](s, args, buf[:0], mmName)
+	addrsCall[*MemoryManager](s, args, ret, mmName, true)
+}
+
+const shmName = "ExecutorSharedMemoryMapperService"
+
+func shmReserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	m, size, err, ok := decodeInstance[*SharedMemoryMapper](s, &d, ret, shmName)
 	if !ok {
-		ret(fail)
 		return
 	}
-	ret(spsError(m.Release(bases)))
+	var (
+		addr sps.Addr
+		name string
+	)
+	if err == nil {
+		addr, name, err = m.Reserve(size)
+	}
+	ret(rt.ResultBytes(sps.Marshal(sps.SharedMemoryReserve.Ret, sps.Expected[sps.Pair[sps.Addr, string]]{
+		Value: sps.Pair[sps.Addr, string]{First: addr, Second: name}, Err: err})))
+}
+
+func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	d := sps.NewDecoder(args)
+	m, resv, err, ok := decodeInstance[*SharedMemoryMapper](s, &d, ret, shmName)
+	if !ok {
+		return
+	}
+	if err != nil {
+		var fr sps.SharedFinalizeRequest
+		if fr.Decode(&d); d.Failed() {
+			ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+			return
+		}
+		ret(expectedAddr(0, err))
+		return
+	}
+	sc := m.scratch.get()
+	defer m.scratch.put(sc)
+	if sc.fr.Decode(&d); d.Failed() {
+		ret(rt.OutOfBandResult(s.Dialect().DeserializeArgs))
+		return
+	}
+	ret(expectedAddr(m.initializeWith(sps.Addr(resv), &sc.fr, sc)))
+}
+
+func shmDeinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	addrsCall[*SharedMemoryMapper](s, args, ret, shmName, false)
+}
+
+func shmReleaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+	addrsCall[*SharedMemoryMapper](s, args, ret, shmName, true)
 }

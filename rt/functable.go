@@ -83,6 +83,15 @@ func (s *Session) WrapperBorrowsArgs(addr sps.Addr) bool {
 	return e != nil && e.borrow
 }
 
+// WrapperAt is LookupWrapper and WrapperBorrowsArgs in one lookup, for
+// callers that run the function at once (allocation actions).
+func (s *Session) WrapperAt(addr sps.Addr) (fn WrapperFunc, borrowsArgs, ok bool) {
+	if e := s.lookupWrapper(addr); e != nil {
+		return e.fn, e.borrow, true
+	}
+	return nil, false, false
+}
+
 func (s *Session) lookupWrapper(addr sps.Addr) *wrapperEntry {
 	if v, ok := s.funcs.Load(addr); ok {
 		return v.(*wrapperEntry)

@@ -42,6 +42,9 @@ func encodeArgs(f func() []byte) (b []byte, err error) {
 	return f(), nil
 }
 
+// badArgs answers undecodable arguments.
+func badArgs(s *Session) WrapperResult { return OutOfBandResult(s.dialect.DeserializeArgs) }
+
 // typedReturn adapts ret to a typed result callback.
 func typedReturn[R any](s *Session, c sps.Codec[R], ret ReturnFunc) func(R) {
 	return func(r R) { ret(encode(s, c, r)) }
@@ -88,12 +91,77 @@ func Await[R any](call func(done func(R, error))) (R, error) {
 	return r.v, r.err
 }
 
+// The handler primitives, one per arity: handleN decodes the arguments
+// (answering badArgs when they do not decode) and passes them and ret to
+// k. Every Handle* is an adapter: its k is built once, at registration,
+// so a call costs one more indirect call and no allocation. (Handle is
+// not an adapter of HandleAsync: typedReturn's closure would allocate per
+// call.)
+
+func handle0(k func(s *Session, ret ReturnFunc)) WrapperFunc {
+	return func(s *Session, _ []byte, ret ReturnFunc) { k(s, ret) }
+}
+
+func handle1[A1, R any](sig sps.Func1[A1, R], k func(s *Session, a1 A1, ret ReturnFunc)) WrapperFunc {
+	return func(s *Session, args []byte, ret ReturnFunc) {
+		a1, err := sig.DecodeArgs(args)
+		if err != nil {
+			ret(badArgs(s))
+			return
+		}
+		k(s, a1, ret)
+	}
+}
+
+func handle2[A1, A2, R any](sig sps.Func2[A1, A2, R], k func(s *Session, a1 A1, a2 A2, ret ReturnFunc)) WrapperFunc {
+	return func(s *Session, args []byte, ret ReturnFunc) {
+		a1, a2, err := sig.DecodeArgs(args)
+		if err != nil {
+			ret(badArgs(s))
+			return
+		}
+		k(s, a1, a2, ret)
+	}
+}
+
+func handle3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], k func(s *Session, a1 A1, a2 A2, a3 A3, ret ReturnFunc)) WrapperFunc {
+	return func(s *Session, args []byte, ret ReturnFunc) {
+		a1, a2, a3, err := sig.DecodeArgs(args)
+		if err != nil {
+			ret(badArgs(s))
+			return
+		}
+		k(s, a1, a2, a3, ret)
+	}
+}
+
+// instance resolves a method-style handler's instance address; an
+// unknown address, or an instance that is not a T, is answered with an
+// out-of-band error naming it.
+func instance[T any](s *Session, addr sps.Addr, ret ReturnFunc) (T, bool) {
+	obj, err := InstanceAt[T](s, addr)
+	if err != nil {
+		ret(OutOfBandResult(err.Error()))
+		return obj, false
+	}
+	return obj, true
+}
+
+// call sends the encoded arguments b through c (or reports their
+// encoding's failure) and decodes the result for onResult.
+func call[R any](c Caller, b []byte, err error, rc sps.Codec[R], onResult func(R, error)) {
+	if err != nil {
+		var zero R
+		onResult(zero, err)
+		return
+	}
+	c(b, func(r WrapperResult) { decodeResult(r, rc, onResult) })
+}
+
 // Handle0 adapts a synchronous typed handler for the signature
 // R().
 func Handle0[R any](sig sps.Func0[R], fn func(s *Session) R) WrapperFunc {
-	return func(s *Session, _ []byte, ret ReturnFunc) {
-		ret(encode(s, sig.Ret, fn(s)))
-	}
+	return handle0(func(s *Session, ret ReturnFunc) { ret(encode(s, sig.Ret, fn(s))) })
 }
 
 // HandleExpected0 adapts a synchronous handler returning (T, error) for
@@ -105,34 +173,20 @@ func HandleExpected0[T any](sig sps.Func0[sps.Expected[T]], fn func(s *Session) 
 // HandleAsync0 adapts an asynchronous typed handler: it must call
 // ret exactly once, possibly later and from another goroutine.
 func HandleAsync0[R any](sig sps.Func0[R], fn func(s *Session, ret func(R))) WrapperFunc {
-	return func(s *Session, _ []byte, ret ReturnFunc) {
-		fn(s, typedReturn(s, sig.Ret, ret))
-	}
+	return handle0(func(s *Session, ret ReturnFunc) { fn(s, typedReturn(s, sig.Ret, ret)) })
 }
 
 // Call0 calls the wrapper behind c with the signature
 // R() and passes the decoded result to onResult exactly once.
 func Call0[R any](c Caller, sig sps.Func0[R], onResult func(R, error)) {
 	b, err := encodeArgs(func() []byte { return sig.AppendArgs(nil) })
-	if err != nil {
-		var zero R
-		onResult(zero, err)
-		return
-	}
-	c(b, func(r WrapperResult) { decodeResult(r, sig.Ret, onResult) })
+	call(c, b, err, sig.Ret, onResult)
 }
 
 // Handle1 adapts a synchronous typed handler for the signature
 // R(A1).
 func Handle1[A1, R any](sig sps.Func1[A1, R], fn func(s *Session, a1 A1) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, a1)))
-	}
+	return handle1(sig, func(s *Session, a1 A1, ret ReturnFunc) { ret(encode(s, sig.Ret, fn(s, a1))) })
 }
 
 // HandleExpected1 adapts a synchronous handler returning (T, error) for
@@ -144,39 +198,20 @@ func HandleExpected1[A1, T any](sig sps.Func1[A1, sps.Expected[T]], fn func(s *S
 // HandleAsync1 adapts an asynchronous typed handler: it must call
 // ret exactly once, possibly later and from another goroutine.
 func HandleAsync1[A1, R any](sig sps.Func1[A1, R], fn func(s *Session, a1 A1, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		fn(s, a1, typedReturn(s, sig.Ret, ret))
-	}
+	return handle1(sig, func(s *Session, a1 A1, ret ReturnFunc) { fn(s, a1, typedReturn(s, sig.Ret, ret)) })
 }
 
 // Call1 calls the wrapper behind c with the signature
 // R(A1) and passes the decoded result to onResult exactly once.
 func Call1[A1, R any](c Caller, sig sps.Func1[A1, R], a1 A1, onResult func(R, error)) {
 	b, err := encodeArgs(func() []byte { return sig.AppendArgs(make([]byte, 0, sig.ArgsSize(a1)), a1) })
-	if err != nil {
-		var zero R
-		onResult(zero, err)
-		return
-	}
-	c(b, func(r WrapperResult) { decodeResult(r, sig.Ret, onResult) })
+	call(c, b, err, sig.Ret, onResult)
 }
 
 // Handle2 adapts a synchronous typed handler for the signature
 // R(A1, A2).
 func Handle2[A1, A2, R any](sig sps.Func2[A1, A2, R], fn func(s *Session, a1 A1, a2 A2) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, a1, a2)))
-	}
+	return handle2(sig, func(s *Session, a1 A1, a2 A2, ret ReturnFunc) { ret(encode(s, sig.Ret, fn(s, a1, a2))) })
 }
 
 // HandleExpected2 adapts a synchronous handler returning (T, error) for
@@ -188,39 +223,20 @@ func HandleExpected2[A1, A2, T any](sig sps.Func2[A1, A2, sps.Expected[T]], fn f
 // HandleAsync2 adapts an asynchronous typed handler: it must call
 // ret exactly once, possibly later and from another goroutine.
 func HandleAsync2[A1, A2, R any](sig sps.Func2[A1, A2, R], fn func(s *Session, a1 A1, a2 A2, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		fn(s, a1, a2, typedReturn(s, sig.Ret, ret))
-	}
+	return handle2(sig, func(s *Session, a1 A1, a2 A2, ret ReturnFunc) { fn(s, a1, a2, typedReturn(s, sig.Ret, ret)) })
 }
 
 // Call2 calls the wrapper behind c with the signature
 // R(A1, A2) and passes the decoded result to onResult exactly once.
 func Call2[A1, A2, R any](c Caller, sig sps.Func2[A1, A2, R], a1 A1, a2 A2, onResult func(R, error)) {
 	b, err := encodeArgs(func() []byte { return sig.AppendArgs(make([]byte, 0, sig.ArgsSize(a1, a2)), a1, a2) })
-	if err != nil {
-		var zero R
-		onResult(zero, err)
-		return
-	}
-	c(b, func(r WrapperResult) { decodeResult(r, sig.Ret, onResult) })
+	call(c, b, err, sig.Ret, onResult)
 }
 
 // Handle3 adapts a synchronous typed handler for the signature
 // R(A1, A2, A3).
 func Handle3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], fn func(s *Session, a1 A1, a2 A2, a3 A3) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, a3, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, a1, a2, a3)))
-	}
+	return handle3(sig, func(s *Session, a1 A1, a2 A2, a3 A3, ret ReturnFunc) { ret(encode(s, sig.Ret, fn(s, a1, a2, a3))) })
 }
 
 // HandleExpected3 adapts a synchronous handler returning (T, error) for
@@ -232,26 +248,14 @@ func HandleExpected3[A1, A2, A3, T any](sig sps.Func3[A1, A2, A3, sps.Expected[T
 // HandleAsync3 adapts an asynchronous typed handler: it must call
 // ret exactly once, possibly later and from another goroutine.
 func HandleAsync3[A1, A2, A3, R any](sig sps.Func3[A1, A2, A3, R], fn func(s *Session, a1 A1, a2 A2, a3 A3, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		a1, a2, a3, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
-		}
-		fn(s, a1, a2, a3, typedReturn(s, sig.Ret, ret))
-	}
+	return handle3(sig, func(s *Session, a1 A1, a2 A2, a3 A3, ret ReturnFunc) { fn(s, a1, a2, a3, typedReturn(s, sig.Ret, ret)) })
 }
 
 // Call3 calls the wrapper behind c with the signature
 // R(A1, A2, A3) and passes the decoded result to onResult exactly once.
 func Call3[A1, A2, A3, R any](c Caller, sig sps.Func3[A1, A2, A3, R], a1 A1, a2 A2, a3 A3, onResult func(R, error)) {
 	b, err := encodeArgs(func() []byte { return sig.AppendArgs(make([]byte, 0, sig.ArgsSize(a1, a2, a3)), a1, a2, a3) })
-	if err != nil {
-		var zero R
-		onResult(zero, err)
-		return
-	}
-	c(b, func(r WrapperResult) { decodeResult(r, sig.Ret, onResult) })
+	call(c, b, err, sig.Ret, onResult)
 }
 
 // HandleMethod0 adapts a synchronous method-style handler for the
@@ -260,19 +264,11 @@ func Call3[A1, A2, A3, R any](c Caller, sig sps.Func3[A1, A2, A3, R], a1 A1, a2 
 // registered there. An unknown address, or an instance that is not a T,
 // answers with an out-of-band error naming the address.
 func HandleMethod0[T, R any](sig sps.Func1[sps.Addr, R], fn func(s *Session, obj T) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle1(sig, func(s *Session, addr sps.Addr, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			ret(encode(s, sig.Ret, fn(s, obj)))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, obj)))
-	}
+	})
 }
 
 // HandleMethodExpected0 is HandleMethod0 for a handler returning
@@ -284,40 +280,21 @@ func HandleMethodExpected0[T, V any](sig sps.Func1[sps.Addr, sps.Expected[V]], f
 // HandleMethodAsync0 is HandleMethod0 for an asynchronous handler
 // (upstream's handleWithAsyncMethod): fn must call ret exactly once.
 func HandleMethodAsync0[T, R any](sig sps.Func1[sps.Addr, R], fn func(s *Session, obj T, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle1(sig, func(s *Session, addr sps.Addr, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			fn(s, obj, typedReturn(s, sig.Ret, ret))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		fn(s, obj, typedReturn(s, sig.Ret, ret))
-	}
+	})
 }
 
 // HandleMethod1 adapts a synchronous method-style handler for the
-// signature R(SPSExecutorAddr instance, A1): the first argument is
-// an address from Session.RegisterInstance and fn receives the instance
-// registered there. An unknown address, or an instance that is not a T,
-// answers with an out-of-band error naming the address.
+// signature R(SPSExecutorAddr instance, A1), as HandleMethod0.
 func HandleMethod1[T, A1, R any](sig sps.Func2[sps.Addr, A1, R], fn func(s *Session, obj T, a1 A1) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle2(sig, func(s *Session, addr sps.Addr, a1 A1, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			ret(encode(s, sig.Ret, fn(s, obj, a1)))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, obj, a1)))
-	}
+	})
 }
 
 // HandleMethodExpected1 is HandleMethod1 for a handler returning
@@ -329,40 +306,21 @@ func HandleMethodExpected1[T, A1, V any](sig sps.Func2[sps.Addr, A1, sps.Expecte
 // HandleMethodAsync1 is HandleMethod1 for an asynchronous handler
 // (upstream's handleWithAsyncMethod): fn must call ret exactly once.
 func HandleMethodAsync1[T, A1, R any](sig sps.Func2[sps.Addr, A1, R], fn func(s *Session, obj T, a1 A1, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle2(sig, func(s *Session, addr sps.Addr, a1 A1, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			fn(s, obj, a1, typedReturn(s, sig.Ret, ret))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		fn(s, obj, a1, typedReturn(s, sig.Ret, ret))
-	}
+	})
 }
 
 // HandleMethod2 adapts a synchronous method-style handler for the
-// signature R(SPSExecutorAddr instance, A1, A2): the first argument is
-// an address from Session.RegisterInstance and fn receives the instance
-// registered there. An unknown address, or an instance that is not a T,
-// answers with an out-of-band error naming the address.
+// signature R(SPSExecutorAddr instance, A1, A2), as HandleMethod0.
 func HandleMethod2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn func(s *Session, obj T, a1 A1, a2 A2) R) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle3(sig, func(s *Session, addr sps.Addr, a1 A1, a2 A2, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			ret(encode(s, sig.Ret, fn(s, obj, a1, a2)))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		ret(encode(s, sig.Ret, fn(s, obj, a1, a2)))
-	}
+	})
 }
 
 // HandleMethodExpected2 is HandleMethod2 for a handler returning
@@ -374,19 +332,11 @@ func HandleMethodExpected2[T, A1, A2, V any](sig sps.Func3[sps.Addr, A1, A2, sps
 // HandleMethodAsync2 is HandleMethod2 for an asynchronous handler
 // (upstream's handleWithAsyncMethod): fn must call ret exactly once.
 func HandleMethodAsync2[T, A1, A2, R any](sig sps.Func3[sps.Addr, A1, A2, R], fn func(s *Session, obj T, a1 A1, a2 A2, ret func(R))) WrapperFunc {
-	return func(s *Session, args []byte, ret ReturnFunc) {
-		addr, a1, a2, err := sig.DecodeArgs(args)
-		if err != nil {
-			ret(OutOfBandResult(s.dialect.DeserializeArgs))
-			return
+	return handle3(sig, func(s *Session, addr sps.Addr, a1 A1, a2 A2, ret ReturnFunc) {
+		if obj, ok := instance[T](s, addr, ret); ok {
+			fn(s, obj, a1, a2, typedReturn(s, sig.Ret, ret))
 		}
-		obj, err := InstanceAt[T](s, addr)
-		if err != nil {
-			ret(OutOfBandResult(err.Error()))
-			return
-		}
-		fn(s, obj, a1, a2, typedReturn(s, sig.Ret, ret))
-	}
+	})
 }
 
 // flatten turns an SPSExpected<T> result into (T, error): the error is

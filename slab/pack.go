@@ -171,18 +171,7 @@ func (p *Packer) Write(b Block, off uintptr, src []byte) error {
 			popLo, popHi = min(popLo, i), i+1
 		}
 	}
-	r.writers++
-	s.mu.Unlock()
-	err := s.fill(addr, src, size, popLo, popHi)
-	s.mu.Lock()
-	r.writers--
-	if err == nil && !s.closed {
-		for i := popLo; i < popHi; i++ {
-			s.pages[i] |= psPopulated
-		}
-	}
-	s.mu.Unlock()
-	if err != nil {
+	if err := s.fillPinned(r, addr, src, size, popLo, popHi); err != nil {
 		return opErr("write block", addr, size, err)
 	}
 	return nil

@@ -52,3 +52,28 @@ func ExecutableAt(addr, n uintptr) (inArena, executable bool) {
 	}
 	return false, false
 }
+
+// liveSlabs counts slabs not yet closed, for leak checks in tests.
+var liveSlabs atomic.Int64
+
+// LiveSlabs returns the number of slabs created and not yet closed in this
+// process (for leak checks in TestMain).
+func LiveSlabs() int { return int(liveSlabs.Load()) }
+
+// populateState remembers whether the kernel has MADV_POPULATE_WRITE:
+// 0 unknown, 1 yes, 2 no (EINVAL seen once).
+var populateState atomic.Int32
+
+// PopulateSupported reports what Write learned about MADV_POPULATE_WRITE:
+// known is false until the first populate was attempted.
+func PopulateSupported() (supported, known bool) {
+	switch populateState.Load() {
+	case 1:
+		return true, true
+	case 2:
+		return false, true
+	}
+	return false, false
+}
+
+// New reserves an arena and returns a Slab handing out memory from it.

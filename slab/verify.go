@@ -71,14 +71,33 @@ func (s *Slab) Verify(kernel bool) error {
 	if s.closed {
 		return ErrClosed
 	}
-	var errs []error
-	bad := func(format string, a ...any) {
-		if len(errs) < 20 {
-			errs = append(errs, fmt.Errorf("slab: verify: "+format, a...))
-		}
+	v := &verifier{s: s, owner: make([]uint8, s.npages)}
+	v.regions()
+	v.freeSpans()
+	v.pages()
+	if kernel && len(v.errs) == 0 {
+		v.errs = append(v.errs, s.verifyKernelLocked()...)
 	}
-	// owner: 0 unclaimed, 1 live region, 2 free cached, 3 free decommitted.
-	owner := make([]uint8, s.npages)
+	return errors.Join(v.errs...)
+}
+
+// verifier checks the model page by page; owner is 0 unclaimed, 1 live
+// region, 2 free cached, 3 free decommitted.
+type verifier struct {
+	s     *Slab
+	owner []uint8
+	errs  []error
+}
+
+func (v *verifier) bad(format string, a ...any) {
+	if len(v.errs) < 20 {
+		v.errs = append(v.errs, fmt.Errorf("slab: verify: "+format, a...))
+	}
+}
+
+// regions checks the live regions and claims their pages.
+func (v *verifier) regions() {
+	s, bad := v.s, v.bad
 	var prevEnd uintptr
 	livePages := uintptr(0)
 	for i, r := range s.regions {
@@ -98,7 +117,7 @@ func (s *Slab) Verify(kernel bool) error {
 		}
 		prevEnd = r.base + r.size
 		for p := s.pageIndex(r.base); p < s.pageIndex(r.base+r.size); p++ {
-			owner[p] = 1
+			v.owner[p] = 1
 			livePages++
 		}
 		if r.pk != nil {
@@ -115,6 +134,11 @@ func (s *Slab) Verify(kernel bool) error {
 	if livePages != s.livePages {
 		bad("live pages %d, counted %d", s.livePages, livePages)
 	}
+}
+
+// freeSpans checks the free list and claims its pages.
+func (v *verifier) freeSpans() {
+	s, bad := v.s, v.bad
 	var cached uintptr
 	var prevSpanEnd uintptr
 	for i, sp := range s.free.spans {
@@ -127,13 +151,13 @@ func (s *Slab) Verify(kernel bool) error {
 		}
 		prevSpanEnd = sp.start + sp.n
 		for p := sp.start; p < sp.start+sp.n; p++ {
-			if owner[p] != 0 {
+			if v.owner[p] != 0 {
 				bad("page %#x both free and live", s.pageAddr(p))
 			}
 			if sp.cached {
-				owner[p] = 2
+				v.owner[p] = 2
 			} else {
-				owner[p] = 3
+				v.owner[p] = 3
 			}
 		}
 		if sp.cached {
@@ -143,13 +167,19 @@ func (s *Slab) Verify(kernel bool) error {
 	if cached != s.cachedPages {
 		bad("cached pages %d, counted %d", s.cachedPages, cached)
 	}
+}
+
+// pages checks every page's modelled protection and exec bit against its
+// owner.
+func (v *verifier) pages() {
+	s, bad := v.s, v.bad
 	for p := uintptr(0); p < s.npages; p++ {
 		st := s.pages[p]
 		prot := Prot(st & psProtMask)
 		if prot&(ProtWrite|ProtExec) == ProtWrite|ProtExec {
 			bad("page %#x modelled %v", s.pageAddr(p), prot)
 		}
-		switch owner[p] {
+		switch v.owner[p] {
 		case 0:
 			bad("page %#x neither free nor live", s.pageAddr(p))
 		case 2:
@@ -161,16 +191,12 @@ func (s *Slab) Verify(kernel bool) error {
 				bad("decommitted page %#x is %v, want ---", s.pageAddr(p), prot)
 			}
 		}
-		wantX := owner[p] == 1 && st&psUnknown == 0 && prot&ProtExec != 0
+		wantX := v.owner[p] == 1 && st&psUnknown == 0 && prot&ProtExec != 0
 		gotX := s.execBits[p/64].Load()>>(p%64)&1 != 0
 		if wantX != gotX {
 			bad("page %#x exec bit %t, model says %t", s.pageAddr(p), gotX, wantX)
 		}
 	}
-	if kernel && len(errs) == 0 {
-		errs = append(errs, s.verifyKernelLocked()...)
-	}
-	return errors.Join(errs...)
 }
 
 // verifyKernelLocked compares the model with /proc/self/maps, re-reading

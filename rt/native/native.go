@@ -48,9 +48,9 @@ var ErrNilFunction = errors.New("native: call of function address 0")
 // at address fn with args, and appends the result bytes to dst: bytes are
 // appended (a malloc'd result buffer is freed); an empty result returns
 // dst unchanged; an out-of-band error returns dst unchanged and an
-// *[OOBError] (its buffer freed). args must not be retained by the callee
-// past its return; empty args pass a non-NULL pointer. CallWrapper may
-// write anywhere in dst[len(dst):cap(dst)].
+// *[rt.OutOfBandError] (its buffer freed). args must not be retained by
+// the callee past its return; empty args pass a non-NULL pointer.
+// CallWrapper may write anywhere in dst[len(dst):cap(dst)].
 //
 // With at least 32 bytes of spare capacity in dst, a result of up to
 // cap(dst)-len(dst)-8 bytes costs one Go→C transition and no allocation;
