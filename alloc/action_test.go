@@ -21,8 +21,7 @@ import (
 // (orc-rt/unittests) with real machine-code actions in JIT'd memory.
 
 func TestAllocAction_RunBasicAction(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	ctr := e.rwBlock(8)
 	r := Runner{Session: e.s}
 	require.NoError(t, r.Run(c.addTo(ctr, 1)))
@@ -31,8 +30,7 @@ func TestAllocAction_RunBasicAction(t *testing.T) {
 }
 
 func TestAllocAction_RunFinalizationActionsComplete(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	ctr := e.rwBlock(8)
 	r := Runner{Session: e.s}
 	pairs := []sps.ActionPair{
@@ -48,8 +46,7 @@ func TestAllocAction_RunFinalizationActionsComplete(t *testing.T) {
 }
 
 func TestAllocAction_RunFinalizeActionsFail(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
 	r := Runner{Session: e.s}
 	pairs := []sps.ActionPair{
@@ -71,8 +68,7 @@ func TestAllocAction_RunFinalizeActionsFail(t *testing.T) {
 }
 
 func TestAllocAction_RunFinalizeActionsNullFinalize(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	deallocs, err := Runner{Session: e.s}.RunFinalizeActions([]sps.ActionPair{
 		pair(none, c.rec(l, 1)),
@@ -84,8 +80,7 @@ func TestAllocAction_RunFinalizeActionsNullFinalize(t *testing.T) {
 }
 
 func TestAllocAction_RunFinalizeActionsNullDealloc(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	deallocs, err := Runner{Session: e.s}.RunFinalizeActions([]sps.ActionPair{
 		pair(c.rec(l, 1), none),
@@ -97,41 +92,34 @@ func TestAllocAction_RunFinalizeActionsNullDealloc(t *testing.T) {
 }
 
 func TestAllocAction_RunDeallocActionsReportsError(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	var reported []string
-	err := Runner{Session: e.s}.RunDeallocActions([]sps.WrapperCall{
-		c.rec(l, 1), c.fail("failed"),
-	}, func(err error) { reported = append(reported, err.Error()) })
+	err := Runner{Session: e.s}.RunDeallocActions([]sps.WrapperCall{c.rec(l, 1), c.fail("failed")}, collect(&reported))
 	assert.EqualError(t, err, "failed")
 	assert.Equal(t, []string{"failed"}, reported)
 	assert.Equal(t, []uint64{1}, l.entries(), "the remaining action still ran")
 }
 
 func TestAllocAction_RunDeallocActionsReportsAllErrors(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	var reported []string
-	err := Runner{Session: e.s}.RunDeallocActions([]sps.WrapperCall{
-		c.fail("failed"), c.rec(l, 7), c.fail("failed_2"),
-	}, func(err error) { reported = append(reported, err.Error()) })
+	err := Runner{Session: e.s}.RunDeallocActions([]sps.WrapperCall{c.fail("failed"), c.rec(l, 7), c.fail("failed_2")}, collect(&reported))
 	assert.Equal(t, []string{"failed_2", "failed"}, reported, "reported in reverse order")
 	assert.EqualError(t, err, "failed_2\nfailed")
 	assert.Equal(t, []uint64{7}, l.entries())
 }
 
 func TestAllocAction_RunFinalizeActionsFailReportsCleanupErrors(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 8)
 	var reported []string
 	_, err := Runner{Session: e.s}.RunFinalizeActions([]sps.ActionPair{
 		pair(c.rec(l, 1), c.rec(l, 11)),
 		pair(c.rec(l, 2), c.fail("cleanup failed")),
 		pair(c.fail("finalize failed"), c.rec(l, 13)),
-	}, func(err error) { reported = append(reported, err.Error()) })
+	}, collect(&reported))
 	require.EqualError(t, err, "finalize failed", "the finalize error is returned")
 	assert.Equal(t, []string{"cleanup failed"}, reported, "the cleanup failure is reported out of band")
 	assert.Equal(t, []uint64{1, 2, 11}, l.entries(), "cleanup continued past its failure")
@@ -140,8 +128,7 @@ func TestAllocAction_RunFinalizeActionsFailReportsCleanupErrors(t *testing.T) {
 // TestActionResults covers every result state of a native action
 // (docs/protocol.md §6.3) and of a Go wrapper action.
 func TestActionResults(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	goAction := func(r rt.WrapperResult) sps.Addr {
 		return e.s.RegisterWrapper(func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) { ret(r) })
 	}
@@ -188,8 +175,7 @@ func TestActionResults(t *testing.T) {
 // execute on one OS thread (runtime.LockOSThread held for the run) even
 // though the goroutine blocks in between.
 func TestGoActionLateReturn(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	var mu sync.Mutex
 	var tids []int
 	var order []string
@@ -242,8 +228,7 @@ func TestGoActionPanics(t *testing.T) {
 // TestRunnerKeepaliveDenied: once shutdown has closed the Session's
 // keepalive group no action runs, and the error names the denial.
 func TestRunnerKeepaliveDenied(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	tok, err := e.s.AcquireKeepalive()
 	require.NoError(t, err)
@@ -276,8 +261,7 @@ func TestRunnerAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	calls := []sps.WrapperCall{c.nop(), c.nop(), c.nop(), c.nop()}
 	r := Runner{Session: e.s}
 	if n := testing.AllocsPerRun(200, func() {
@@ -300,8 +284,7 @@ func TestRunnerAllocs(t *testing.T) {
 // token; an address it cannot resolve is still called natively, so only
 // real code addresses may be passed.
 func TestRunnerWithoutSession(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	ctr := e.rwBlock(8)
 	require.NoError(t, Runner{}.Run(c.addTo(ctr, 5)))
 	assert.Equal(t, uint64(5), u64At(ctr))

@@ -23,8 +23,7 @@ import (
 // of crashing the process; the usual rollback follows, and real code
 // still runs.
 func TestActionsAtNonCode(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
 	cmem := native.Malloc(64)
 	defer native.Free(cmem)
@@ -82,9 +81,8 @@ func TestActionsAtNonCode(t *testing.T) {
 // for the released code, so a crash report never names freed code.
 func TestReleaseForgetsJITNames(t *testing.T) {
 	e := newEnv(t, Config{})
-	base, err := e.mm.Reserve(4096)
-	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+	base := e.reserve(4096)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, base, 4096, []byte{0xc3})},
 	})
 	require.NoError(t, err)

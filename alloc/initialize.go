@@ -183,7 +183,7 @@ func (m *MemoryManager) abandon(res *reservation, g *region, protected []sps.Seg
 	res.wmu.Lock()
 	m.resetProt(res, protected)
 	res.wmu.Unlock()
-	return abandonOp(&m.mu, &res.lifetime, res, m.unmap, func() { res.removeRegionLocked(g) }, err)
+	return abandonOp(&m.mu, res, m.unmap, func() { res.removeRegionLocked(g) }, err)
 }
 
 // record turns the claim into the region's record with a copy of the

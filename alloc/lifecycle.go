@@ -26,12 +26,16 @@ func (l *lifetime) endOpLocked() bool {
 	return l.dead && l.inflight == 0
 }
 
-// endOp ends an operation on res (l its lifetime, mu the manager's lock)
-// and, if res was released meanwhile and this was its last operation,
-// unmaps it; unmap's error is appended to errs.
-func endOp[R any](mu *sync.Mutex, l *lifetime, res R, unmap func(R) error, errs []error) []error {
+// opCounted is a reservation of either service: its embedded lifetime
+// counts the operations in it.
+type opCounted interface{ endOpLocked() bool }
+
+// endOp ends an operation on res (mu the manager's lock) and, if res was
+// released meanwhile and this was its last operation, unmaps it; unmap's
+// error is appended to errs.
+func endOp[R opCounted](mu *sync.Mutex, res R, unmap func(R) error, errs []error) []error {
 	mu.Lock()
-	last := l.endOpLocked()
+	last := res.endOpLocked()
 	mu.Unlock()
 	if last {
 		if err := unmap(res); err != nil {
@@ -41,14 +45,24 @@ func endOp[R any](mu *sync.Mutex, l *lifetime, res R, unmap func(R) error, errs 
 	return errs
 }
 
+// endOps ends a release call's op on every reservation in done, once
+// every action of the call has returned (one reservation's deallocs may
+// call code in another), and joins errs with the unmaps' errors.
+func endOps[R opCounted](mu *sync.Mutex, done []R, unmap func(R) error, errs []error) error {
+	for _, res := range done {
+		errs = endOp(mu, res, unmap, errs)
+	}
+	return errors.Join(errs...)
+}
+
 // abandonOp ends an op on res that failed with err: under mu forget
 // drops what the op claimed and the op is counted out; if res was
 // released meanwhile and this was its last op, it is unmapped and
 // unmap's error joined to err.
-func abandonOp[R any](mu *sync.Mutex, l *lifetime, res R, unmap func(R) error, forget func(), err error) error {
+func abandonOp[R opCounted](mu *sync.Mutex, res R, unmap func(R) error, forget func(), err error) error {
 	mu.Lock()
 	forget()
-	last := l.endOpLocked()
+	last := res.endOpLocked()
 	mu.Unlock()
 	if last {
 		err = errors.Join(err, unmap(res))

@@ -117,6 +117,13 @@ func newEnv(t testing.TB, cfg Config) *env {
 	return e
 }
 
+// newCodeEnv is newEnv(t, Config{}) with the test actions loaded.
+func newCodeEnv(t testing.TB) (*env, jitCode) {
+	t.Helper()
+	e := newEnv(t, Config{})
+	return e, e.loadCode()
+}
+
 // close shuts the Session down (OnShutdown releases everything) and
 // checks that nothing unexpected was reported.
 func (e *env) close() {
@@ -269,11 +276,46 @@ var none sps.WrapperCall
 // rwBlock reserves and initializes a zeroed read-write block.
 func (e *env) rwBlock(size uint64) sps.Addr {
 	e.t.Helper()
-	base, err := e.mm.Reserve(size)
-	require.NoError(e.t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Write, base, size, nil)}})
+	base := e.reserve(size)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Write, base, size, nil)}})
 	require.NoError(e.t, err)
 	return base
+}
+
+// reserve reserves size bytes from the memory manager.
+func (e *env) reserve(size uint64) sps.Addr {
+	e.t.Helper()
+	base, err := e.mm.Reserve(size)
+	require.NoError(e.t, err)
+	return base
+}
+
+// reserveN makes n reservations of size bytes.
+func (e *env) reserveN(n int, size uint64) []sps.Addr {
+	e.t.Helper()
+	bases := make([]sps.Addr, n)
+	for i := range bases {
+		bases[i] = e.reserve(size)
+	}
+	return bases
+}
+
+// recordingCode reserves and initializes one page of code (mc.record)
+// whose dealloc action records 1 in l, and returns its base.
+func (e *env) recordingCode(l *cLog) sps.Addr {
+	e.t.Helper()
+	base := e.reserve(0x2000)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
+		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, base, 0x1000, mc.record)},
+		Actions:  []sps.ActionPair{pair(none, sps.WrapperCall{Fn: base, Args: words(uint64(l.p), 1)})},
+	})
+	require.NoError(e.t, err)
+	return base
+}
+
+// collect returns an error handler appending each message to *msgs.
+func collect(msgs *[]string) func(error) {
+	return func(err error) { *msgs = append(*msgs, err.Error()) }
 }
 
 // protAt returns the protection /proc/self/maps shows for the page at a.

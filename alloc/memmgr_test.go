@@ -61,8 +61,7 @@ func TestRegistration(t *testing.T) {
 // wrappers: an RW segment at a 64 KiB offset with 16 content bytes and
 // three action pairs.
 func TestFullPipelineForOneRWSegment(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	inst := e.mm.InstanceAddr()
 	r := e.call(MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, inst, 1<<20))
 	require.Equal(t, byte(1), r.Bytes()[0])
@@ -140,8 +139,7 @@ func TestReserve(t *testing.T) {
 // segment address.
 func TestInitializeProtections(t *testing.T) {
 	e := newEnv(t, Config{})
-	base, err := e.mm.Reserve(0x4000)
-	require.NoError(t, err)
+	base := e.reserve(0x4000)
 	key, err := e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{
 		seg(sps.Read|sps.Exec, base+0x2000, 0x1000, mc.noop),
 		seg(sps.Read, base+0x1000, 0x1000, []byte("r")),
@@ -163,11 +161,9 @@ func TestInitializeProtections(t *testing.T) {
 // joined by "\n"; already-protected segments are reset to read-write; no
 // region is recorded.
 func TestInitializeFailureRollback(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
-	base, err := e.mm.Reserve(0x3000)
-	require.NoError(t, err)
+	base := e.reserve(0x3000)
 	fr := sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{
 			seg(sps.Read, base, 0x1000, []byte("read only")),
@@ -182,7 +178,7 @@ func TestInitializeFailureRollback(t *testing.T) {
 			pair(c.rec(l, 5), c.rec(l, 15)),
 		},
 	}
-	_, err = e.mm.Initialize(&fr)
+	_, err := e.mm.Initialize(&fr)
 	require.EqualError(t, err, "finalize 4 failed\ncleanup 3 failed\ncleanup 1 failed")
 	assert.Equal(t, []uint64{1, 2, 12}, l.entries())
 	for _, off := range []sps.Addr{0, 0x1000, 0x2000} {
@@ -204,13 +200,11 @@ func TestInitializeFailureRollback(t *testing.T) {
 // reservation fails with the stock's error and writes nothing (the stock
 // writes first and checks afterwards).
 func TestInitializeChecksBeforeWriting(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
 	victim := bytes.Repeat([]byte{0x5a}, 8192)
 	va := sps.Addr(uintptrOf(victim))
-	base, err := e.mm.Reserve(0x2000)
-	require.NoError(t, err)
+	base := e.reserve(0x2000)
 	copy(mem(base, 4), "keep")
 
 	cases := []struct {
@@ -245,11 +239,9 @@ func TestInitializeChecksBeforeWriting(t *testing.T) {
 }
 
 func TestInitializeOverlaps(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 4)
-	base, err := e.mm.Reserve(0x10000)
-	require.NoError(t, err)
+	base := e.reserve(0x10000)
 	b := uint64(base)
 	initRW := func(a, size uint64) error {
 		_, err := e.mm.Initialize(&sps.FinalizeRequest{
@@ -284,11 +276,9 @@ func TestInitializeOverlaps(t *testing.T) {
 // region's deallocs in reverse; every key is processed and the failures
 // are joined in processing order; duplicate keys run nothing twice.
 func TestDeinitializeOrderAndErrors(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
-	base, err := e.mm.Reserve(0x4000)
-	require.NoError(t, err)
+	base := e.reserve(0x4000)
 	k := func(i int) sps.Addr { return base + sps.Addr(i)*0x1000 }
 	for i := range 3 {
 		_, err := e.mm.Initialize(&sps.FinalizeRequest{
@@ -300,7 +290,7 @@ func TestDeinitializeOrderAndErrors(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read, k(3), 0x1000, nil)},
 		Actions:  []sps.ActionPair{pair(none, c.fail("dealloc of region 3 failed")), pair(none, c.rec(l, 32))},
 	})
@@ -322,14 +312,10 @@ func TestDeinitializeOrderAndErrors(t *testing.T) {
 // slab's deallocs are collected over its regions in ascending address
 // order and run in reverse; failures are joined; every base is processed.
 func TestReleaseOrderAndErrors(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 32)
-	var bases []sps.Addr
-	for s := range 3 {
-		base, err := e.mm.Reserve(0x3000)
-		require.NoError(t, err)
-		bases = append(bases, base)
+	bases := e.reserveN(3, 0x3000)
+	for s, base := range bases {
 		// Regions initialized out of address order.
 		for _, i := range []int{2, 0, 1} {
 			acts := []sps.ActionPair{
@@ -367,16 +353,9 @@ func TestReleaseOrderAndErrors(t *testing.T) {
 func TestReleaseRunsActionsBeforeUnmapping(t *testing.T) {
 	e := newEnv(t, Config{})
 	l := newLog(t, 8)
-	codeBase, err := e.mm.Reserve(0x2000)
-	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
-		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, codeBase, 0x1000, mc.record)},
-		Actions:  []sps.ActionPair{pair(none, sps.WrapperCall{Fn: codeBase, Args: words(uint64(l.p), 1)})},
-	})
-	require.NoError(t, err)
-	other, err := e.mm.Reserve(0x1000)
-	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+	codeBase := e.recordingCode(l)
+	other := e.reserve(0x1000)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read, other, 0x1000, nil)},
 		Actions:  []sps.ActionPair{pair(none, sps.WrapperCall{Fn: codeBase, Args: words(uint64(l.p), 2)})},
 	})
@@ -393,14 +372,10 @@ func TestReleaseRunsActionsBeforeUnmapping(t *testing.T) {
 // dealloc actions; detach alone runs nothing (orc-rt/unittests
 // ReserveInitializeShutdown / ReserveInitializeDetachShutdown).
 func TestShutdownReleasesEverything(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 32)
-	var bases []sps.Addr
-	for i := range 4 {
-		base, err := e.mm.Reserve(0x2000)
-		require.NoError(t, err)
-		bases = append(bases, base)
+	bases := e.reserveN(4, 0x2000)
+	for i, base := range bases {
 		for j := range 2 {
 			_, err := e.mm.Initialize(&sps.FinalizeRequest{
 				Segments: []sps.SegFinalizeRequest{seg(sps.Read, base+sps.Addr(j)*0x1000, 0x1000, nil)},
@@ -449,8 +424,7 @@ func TestShutdownReleasesEverything(t *testing.T) {
 // one 1 GiB reservation, initializes whose segment sizes are not page
 // multiples, deinitialize by key, no release (shutdown unmaps it).
 func TestSimpleRemoteLayout(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 8)
 	inst := e.mm.InstanceAddr()
 	r := e.call(MemoryManagerReserveName, sps.MemoryManagerReserve.AppendArgs(nil, inst, 0x40000000))
@@ -487,10 +461,8 @@ func TestSimpleRemoteLayout(t *testing.T) {
 // after finalization — PROT_NONE, memory given back, not part of the
 // region — and their pages can be initialized again.
 func TestFinalizeLifetime(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
-	base, err := e.mm.Reserve(0x4000)
-	require.NoError(t, err)
+	e, c := newCodeEnv(t)
+	base := e.reserve(0x4000)
 	fl := base + 0x2000
 	key, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{
@@ -594,11 +566,9 @@ func TestHostileArgs(t *testing.T) {
 // unmap memory while the initialize still runs actions; the initialize
 // then fails with the stock's error and undoes its finalize actions.
 func TestReleaseDuringInitialize(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 8)
-	base, err := e.mm.Reserve(0x2000)
-	require.NoError(t, err)
+	base := e.reserve(0x2000)
 	entered, resume := make(chan struct{}), make(chan struct{})
 	block := e.s.RegisterWrapper(func(_ *rt.Session, _ []byte, ret rt.ReturnFunc) {
 		close(entered)
@@ -619,7 +589,7 @@ func TestReleaseDuringInitialize(t *testing.T) {
 	assert.Equal(t, live, e.mm.Stats().Slab.LiveRegions, "not unmapped while the initialize runs")
 	assertProt(t, base, "rw-")
 	close(resume)
-	err = <-done
+	err := <-done
 	assert.EqualError(t, err, fmt.Sprintf("In initialize, range %#x -- %#x is not part of any reserved address range", uint64(base), uint64(base)+0x1000))
 	assert.Equal(t, []uint64{1, 2}, l.entries(), "the finalize action was undone")
 	assert.Equal(t, live-1, e.mm.Stats().Slab.LiveRegions, "unmapped by the initialize that finished last")
@@ -629,8 +599,7 @@ func TestReleaseDuringInitialize(t *testing.T) {
 // other (one Near arena), next to a 1 GiB one.
 func TestNearWindow(t *testing.T) {
 	e := newEnv(t, Config{})
-	big, err := e.mm.Reserve(1 << 30)
-	require.NoError(t, err)
+	big := e.reserve(1 << 30)
 	lo, hi := uint64(big), uint64(big)+1<<30
 	var bases []sps.Addr
 	for i := range 300 {
@@ -649,18 +618,12 @@ func TestNearWindow(t *testing.T) {
 // failed mmap.
 func TestArenaLimits(t *testing.T) {
 	e := newEnv(t, Config{ArenaSize: 1 << 20, MaxArenas: 2, NoCache: true})
-	var bases []sps.Addr
-	for range 4 {
-		b, err := e.mm.Reserve(512 << 10)
-		require.NoError(t, err)
-		bases = append(bases, b)
-	}
+	bases := e.reserveN(4, 512<<10)
 	_, err := e.mm.Reserve(512 << 10)
 	require.EqualError(t, err, "Cannot allocate memory")
 	require.ErrorIs(t, err, slab.ErrNoSpace)
 	assert.Equal(t, 2, e.mm.Stats().Arenas)
-	big, err := e.mm.Reserve(3 << 20)
-	require.NoError(t, err)
+	big := e.reserve(3 << 20)
 	assert.Equal(t, 3, e.mm.Stats().Arenas)
 	mem(big+3<<20-1, 1)[0] = 1
 	require.NoError(t, e.mm.Release([]sps.Addr{big}))
@@ -725,11 +688,9 @@ func mustSym(t testing.TB, e *env, name string) sps.Addr {
 // TestHammer runs reserve / initialize (with native actions) / deinitialize
 // / release cycles from many goroutines, some over shared reservations.
 func TestHammer(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	ctr := e.rwBlock(8)
-	shared, err := e.mm.Reserve(1 << 20)
-	require.NoError(t, err)
+	shared := e.reserve(1 << 20)
 	var next atomic.Uint64
 	const workers, iters = 8, 150
 	var wg sync.WaitGroup
@@ -784,13 +745,11 @@ func (m *MemoryManager) arenasSnapshot() []*slab.Slab { return *m.arenas.Load() 
 // TestInitializeKeepsNoArgs: dealloc actions are copied, so the caller
 // may reuse its buffers after initialize returns.
 func TestInitializeKeepsNoArgs(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	ctr := e.rwBlock(8)
-	base, err := e.mm.Reserve(0x1000)
-	require.NoError(t, err)
+	base := e.reserve(0x1000)
 	args := words(uint64(ctr), 5)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read, base, 0x1000, nil)},
 		Actions:  []sps.ActionPair{pair(none, sps.WrapperCall{Fn: c.add, Args: args})},
 	})
@@ -806,9 +765,8 @@ func TestShutdownReportsErrors(t *testing.T) {
 	e := newEnv(t, Config{})
 	e.allowErrs = true
 	c := e.loadCode()
-	base, err := e.mm.Reserve(0x1000)
-	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
+	base := e.reserve(0x1000)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read, base, 0x1000, nil)},
 		Actions:  []sps.ActionPair{pair(none, c.fail("late failure"))},
 	})
@@ -846,9 +804,8 @@ func TestCreateAndDestroy(t *testing.T) {
 // stock would fault).
 func TestSharedPages(t *testing.T) {
 	e := newEnv(t, Config{})
-	base, err := e.mm.Reserve(0x2000)
-	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Write, base, 0x100, []byte("A"))}})
+	base := e.reserve(0x2000)
+	_, err := e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Write, base, 0x100, []byte("A"))}})
 	require.NoError(t, err)
 	_, err = e.mm.Initialize(&sps.FinalizeRequest{Segments: []sps.SegFinalizeRequest{seg(sps.Read, base+0x100, 0x100, []byte("B"))}})
 	require.NoError(t, err)

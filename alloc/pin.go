@@ -158,7 +158,7 @@ func (m *MemoryManager) finishLater(res *reservation, calls []sps.WrapperCall, p
 		// Without a token: the op that began the release has ended.
 		err := withOp(nil, "", func(b *resultBuf) error {
 			errs := runDealloc(m.s, b, calls, nil)
-			return errors.Join(endOp(&m.mu, &res.lifetime, res, m.unmap, errs)...)
+			return errors.Join(endOp(&m.mu, res, m.unmap, errs)...)
 		})
 		if err != nil {
 			m.s.ReportError(fmt.Errorf("alloc: finishing a release delayed by Go calls: %w", err))

@@ -9,27 +9,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )
 
-// pinnedCode reserves and initializes one page of code whose dealloc
-// action records 1 in l, and returns its base.
-func pinnedCode(t *testing.T, e *env, l *cLog) sps.Addr {
-	base, err := e.mm.Reserve(0x2000)
+// callInFlight makes an env with cfg and code whose dealloc action
+// records 1 in l, pins the code's region and holds a token of the pin, as
+// a Go call into the code would.
+func callInFlight(t *testing.T, cfg Config) (e *env, l *cLog, base sps.Addr, tok keepalive.Token) {
+	e = newEnv(t, cfg)
+	l = newLog(t, 4)
+	base = e.recordingCode(l)
+	pin, err := e.mm.Pin(base)
 	require.NoError(t, err)
-	_, err = e.mm.Initialize(&sps.FinalizeRequest{
-		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, base, 0x1000, mc.record)},
-		Actions:  []sps.ActionPair{pair(none, sps.WrapperCall{Fn: base, Args: words(uint64(l.p), 1)})},
-	})
-	require.NoError(t, err)
-	return base
+	tok, ok := pin.Acquire()
+	require.True(t, ok)
+	return e, l, base, tok
 }
 
 func TestPinDelaysRelease(t *testing.T) {
 	e := newEnv(t, Config{})
 	l := newLog(t, 4)
-	base := pinnedCode(t, e, l)
+	base := e.recordingCode(l)
 	_, err := e.mm.Pin(base - 1)
 	assert.ErrorIs(t, err, ErrNotAllocated)
 	_, err = e.mm.Pin(base + 0x1000)
@@ -64,16 +66,10 @@ func TestPinDelaysRelease(t *testing.T) {
 }
 
 func TestPinWaitTimesOut(t *testing.T) {
-	e := newEnv(t, Config{PinWait: 20 * time.Millisecond})
+	e, l, base, tok := callInFlight(t, Config{PinWait: 20 * time.Millisecond})
 	e.allowErrs = true
-	l := newLog(t, 4)
-	base := pinnedCode(t, e, l)
-	pin, err := e.mm.Pin(base)
-	require.NoError(t, err)
-	tok, ok := pin.Acquire()
-	require.True(t, ok)
 
-	err = e.mm.Release([]sps.Addr{base})
+	err := e.mm.Release([]sps.Addr{base})
 	var pe *PinnedError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "release", pe.Op)
@@ -88,14 +84,8 @@ func TestPinWaitTimesOut(t *testing.T) {
 }
 
 func TestPinDelaysDeinitialize(t *testing.T) {
-	e := newEnv(t, Config{PinWait: 20 * time.Millisecond})
+	e, l, base, tok := callInFlight(t, Config{PinWait: 20 * time.Millisecond})
 	e.allowErrs = true
-	l := newLog(t, 4)
-	base := pinnedCode(t, e, l)
-	pin, err := e.mm.Pin(base)
-	require.NoError(t, err)
-	tok, ok := pin.Acquire()
-	require.True(t, ok)
 	var pe *PinnedError
 	require.ErrorAs(t, e.mm.Deinitialize([]sps.Addr{base}), &pe)
 	assert.Equal(t, "deinitialize", pe.Op)
@@ -108,13 +98,7 @@ func TestPinDelaysDeinitialize(t *testing.T) {
 }
 
 func TestPinDelaysShutdown(t *testing.T) {
-	e := newEnv(t, Config{PinWait: -1})
-	l := newLog(t, 4)
-	base := pinnedCode(t, e, l)
-	pin, err := e.mm.Pin(base)
-	require.NoError(t, err)
-	tok, ok := pin.Acquire()
-	require.True(t, ok)
+	e, l, base, tok := callInFlight(t, Config{PinWait: -1})
 	go e.s.Shutdown(nil) // OnShutdown runs on the caller, and waits
 	select {
 	case <-e.s.Done():

@@ -135,8 +135,7 @@ func TestProbe1MemoryManager(t *testing.T) {
 }
 
 func TestProbe3ActionOrdering(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 64)
 	inst := e.mm.InstanceAddr()
 	init := func(fr sps.FinalizeRequest) rt.WrapperResult {

@@ -22,35 +22,41 @@ func (m *MemoryManager) Deinitialize(keys []sps.Addr) error {
 func (m *MemoryManager) deinitialize(b *resultBuf, keys []sps.Addr) error {
 	var errs []error
 	for i := len(keys) - 1; i >= 0; i-- {
-		k := uint64(keys[i])
-		m.mu.Lock()
-		res := m.findLocked(k, k, true)
-		if res == nil {
-			m.mu.Unlock()
-			errs = append(errs, errDeinitNoSlab(k))
+		res, calls, pin, err := m.takeDeallocs(keys[i])
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		g := res.regionAtLocked(k)
-		if g == nil {
-			m.mu.Unlock()
-			errs = append(errs, errDeinitNoRegion(k))
-			continue
-		}
-		calls := g.dealloc
-		g.dealloc = nil
-		pin := g.sealLocked()
-		res.beginOpLocked()
-		m.mu.Unlock()
-
 		if pin != nil && !awaitPins([]*keepalive.Group{pin}, m.pinDeadline()) {
-			errs = append(errs, &PinnedError{Op: "deinitialize", Addr: k, Wait: m.cfg.pinWait()})
+			errs = append(errs, &PinnedError{Op: "deinitialize", Addr: uint64(keys[i]), Wait: m.cfg.pinWait()})
 			m.finishLater(res, calls, []*keepalive.Group{pin})
 			continue
 		}
 		errs = runDealloc(m.s, b, calls, errs)
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
+		errs = endOp(&m.mu, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
+}
+
+// takeDeallocs detaches the dealloc actions of the region keyed key, seals
+// the region and begins an op on its reservation.
+func (m *MemoryManager) takeDeallocs(key sps.Addr) (*reservation, []sps.WrapperCall, *keepalive.Group, error) {
+	k := uint64(key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	res := m.findLocked(k, k, true)
+	if res == nil {
+		return nil, nil, nil, errDeinitNoSlab(k)
+	}
+	g := res.regionAtLocked(k)
+	if g == nil {
+		return nil, nil, nil, errDeinitNoRegion(k)
+	}
+	calls := g.dealloc
+	g.dealloc = nil
+	pin := g.sealLocked()
+	res.beginOpLocked()
+	return res, calls, pin, nil
 }
 
 // Release releases the reservations whose bases are given, processing
@@ -111,8 +117,5 @@ func (m *MemoryManager) release(b *resultBuf, bases []sps.Addr) error {
 		errs = runDealloc(m.s, b, calls, errs)
 		done = append(done, res)
 	}
-	for _, res := range done {
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
-	}
-	return errors.Join(errs...)
+	return endOps(&m.mu, done, m.unmap, errs)
 }

@@ -276,7 +276,7 @@ func (m *SharedMemoryMapper) claim(reservation sps.Addr, segs []sps.SharedSegFin
 // abandon forgets a claimed allocation after err and ends the op
 // (protections stay, as in the stock).
 func (m *SharedMemoryMapper) abandon(res *shmReservation, key uint64, err error) error {
-	return abandonOp(&m.mu, &res.lifetime, res, m.unmap, func() { delete(m.allocs, key) }, err)
+	return abandonOp(&m.mu, res, m.unmap, func() { delete(m.allocs, key) }, err)
 }
 
 // record makes the claim an allocation with a copy of the deallocs and
@@ -338,10 +338,7 @@ func (m *SharedMemoryMapper) release(b *resultBuf, bases []sps.Addr) error {
 		}
 		done = append(done, res)
 	}
-	for _, res := range done {
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
-	}
-	return errors.Join(errs...)
+	return endOps(&m.mu, done, m.unmap, errs)
 }
 
 // Deinitialize runs the dealloc actions of the allocations keyed by
@@ -374,7 +371,7 @@ func (m *SharedMemoryMapper) deinitialize(b *resultBuf, bases []sps.Addr) error 
 		m.mu.Unlock()
 
 		errs = runDealloc(m.s, b, al.dealloc, errs)
-		errs = endOp(&m.mu, &res.lifetime, res, m.unmap, errs)
+		errs = endOp(&m.mu, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)
 }

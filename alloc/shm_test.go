@@ -69,8 +69,7 @@ func shmSeg(g sps.AllocGroup, a sps.Addr, size uint64) sps.SharedSegFinalizeRequ
 // view of the object, the executor only protects and runs actions — here
 // actions whose machine code lives in the shared segment itself.
 func TestSharedMemoryMapper(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
 	const size = 1 << 20
 	base, name := e.shmReserve(size)
@@ -147,8 +146,7 @@ func noWX(t testing.TB, base sps.Addr, size uint64) {
 }
 
 func TestSharedMemoryMapperDeinitialize(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
 	base, name := e.shmReserve(0x10000)
 	controllerView(t, name, 0x10000, true)
@@ -177,8 +175,7 @@ func TestSharedMemoryMapperDeinitialize(t *testing.T) {
 }
 
 func TestSharedMemoryMapperErrors(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 8)
 	inst := e.sm.InstanceAddr()
 
@@ -240,8 +237,7 @@ func TestSharedMemoryMapperErrors(t *testing.T) {
 // TestSharedMemoryMapperShutdown: shutdown releases every reservation,
 // runs outstanding deallocs and removes the objects; later calls fail.
 func TestSharedMemoryMapperShutdown(t *testing.T) {
-	e := newEnv(t, Config{})
-	c := e.loadCode()
+	e, c := newCodeEnv(t)
 	l := newLog(t, 8)
 	var names []string
 	for i := range 3 {

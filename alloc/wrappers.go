@@ -71,16 +71,7 @@ func publish(s *rt.Session, syms *rt.SymbolTable, svc rt.Service, inst sps.Addr,
 const mmName = "SimpleExecutorMemoryManager"
 
 func reserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	d := sps.NewDecoder(args)
-	m, size, err, ok := decodeInstance[*MemoryManager](s, &d, ret, mmName)
-	if !ok {
-		return
-	}
-	if err != nil {
-		ret(expectedAddr(0, err))
-		return
-	}
-	ret(expectedAddr(m.Reserve(size)))
+	reserveCall[*MemoryManager](s, args, ret, mmName)
 }
 
 func initializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
@@ -197,6 +188,33 @@ func addrsCall[T *MemoryManager | *SharedMemoryMapper](s *rt.Session, args []byt
 	ret(spsError(err))
 }
 
+// reserveCall answers a reserve call, (instance, size) -> SPSExpected of
+// the reservation, on an instance of T: the memory manager's address, or
+// the mapper's address and shared-memory object name. (A type switch, as
+// in addrsCall.)
+func reserveCall[T *MemoryManager | *SharedMemoryMapper](s *rt.Session, args []byte, ret rt.ReturnFunc, what string) {
+	d := sps.NewDecoder(args)
+	m, size, err, ok := decodeInstance[T](s, &d, ret, what)
+	if !ok {
+		return
+	}
+	var addr sps.Addr
+	switch m := any(m).(type) {
+	case *MemoryManager:
+		if err == nil {
+			addr, err = m.Reserve(size)
+		}
+		ret(expectedAddr(addr, err))
+	case *SharedMemoryMapper:
+		var name string
+		if err == nil {
+			addr, name, err = m.Reserve(size)
+		}
+		ret(rt.ResultBytes(sps.Marshal(sps.SharedMemoryReserve.Ret, sps.Expected[sps.Pair[sps.Addr, string]]{
+			Value: sps.Pair[sps.Addr, string]{First: addr, Second: name}, Err: err})))
+	}
+}
+
 func deinitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 	addrsCall[*MemoryManager](s, args, ret, mmName, false)
 }
@@ -210,20 +228,7 @@ func releaseWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
 const shmName = "ExecutorSharedMemoryMapperService"
 
 func shmReserveWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {
-	d := sps.NewDecoder(args)
-	m, size, err, ok := decodeInstance[*SharedMemoryMapper](s, &d, ret, shmName)
-	if !ok {
-		return
-	}
-	var (
-		addr sps.Addr
-		name string
-	)
-	if err == nil {
-		addr, name, err = m.Reserve(size)
-	}
-	ret(rt.ResultBytes(sps.Marshal(sps.SharedMemoryReserve.Ret, sps.Expected[sps.Pair[sps.Addr, string]]{
-		Value: sps.Pair[sps.Addr, string]{First: addr, Second: name}, Err: err})))
+	reserveCall[*SharedMemoryMapper](s, args, ret, shmName)
 }
 
 func shmInitializeWrapper(s *rt.Session, args []byte, ret rt.ReturnFunc) {

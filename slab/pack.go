@@ -181,17 +181,17 @@ func (p *Packer) Write(b Block, off uintptr, src []byte) error {
 // Finalize (at most one system call each, caches flushed); the blocks may
 // then run. It fails with [ErrBusy] if a Write is in flight.
 func (p *Packer) Finalize() error {
-	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return opErr("finalize", 0, 0, ErrClosed)
-	}
+	p.s.mu.Lock()
+	defer p.s.mu.Unlock()
 	return p.finalizeLocked()
 }
 
+// finalizeLocked is Finalize with the slab's lock held.
 func (p *Packer) finalizeLocked() error {
 	s := p.s
+	if s.closed {
+		return opErr("finalize", 0, 0, ErrClosed)
+	}
 	for _, r := range p.pending {
 		if r.writers > 0 {
 			return opErr("finalize", r.base, r.size, ErrBusy)

@@ -15,8 +15,7 @@ func TestPackerPacksAndFinalizes(t *testing.T) {
 	forModes(t, func(t *testing.T, cfg Config) {
 		s := newSlab(t, cfg)
 		pg := s.PageSize()
-		p, err := s.NewPacker(ProtRX, 0)
-		require.NoError(t, err)
+		p := newPacker(t, s, ProtRX)
 
 		// 3 blocks of 100 bytes aligned to 16 land in one page.
 		var bs []Block
@@ -89,8 +88,7 @@ func TestPackerLargeAndOverflow(t *testing.T) {
 	forModes(t, func(t *testing.T, cfg Config) {
 		s := newSlab(t, cfg)
 		pg := s.PageSize()
-		p, err := s.NewPacker(ProtRead, 0)
-		require.NoError(t, err)
+		p := newPacker(t, s, ProtRead)
 		small, err := p.Alloc(pg-64, 8)
 		require.NoError(t, err)
 		big, err := p.Alloc(3*pg, 16) // own region
@@ -113,8 +111,7 @@ func TestPackerLargeAndOverflow(t *testing.T) {
 
 		// A block freed before Finalize: its region is still finalized and
 		// then returned.
-		q, err := s.NewPacker(ProtRX, 0)
-		require.NoError(t, err)
+		q := newPacker(t, s, ProtRX)
 		gone, err := q.Alloc(32, 16)
 		require.NoError(t, err)
 		require.NoError(t, s.FreeBlock(gone))
@@ -149,10 +146,7 @@ func TestPackerHammer(t *testing.T) {
 	forModes(t, func(t *testing.T, cfg Config) {
 		s := newSlab(t, cfg)
 		const P = 6
-		n := 400
-		if testing.Short() {
-			n = 80
-		}
+		n := rounds(400, 80)
 		frees := make(chan Block, 64)
 		var freers sync.WaitGroup
 		for range 2 {

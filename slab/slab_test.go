@@ -119,6 +119,22 @@ func forModes(t *testing.T, f func(t *testing.T, cfg Config)) {
 	}
 }
 
+// newPacker returns a Packer of s for prot with one-page chunks.
+func newPacker(t testing.TB, s *Slab, prot Prot) *Packer {
+	t.Helper()
+	p, err := s.NewPacker(prot, 0)
+	require.NoError(t, err)
+	return p
+}
+
+// rounds is n, or short under -short.
+func rounds(n, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return n
+}
+
 func view(addr, n uintptr) []byte { return sysmem.View(addr, n) }
 
 func TestProtCheck(t *testing.T) {
@@ -564,10 +580,7 @@ func TestHammer(t *testing.T) {
 	forModes(t, func(t *testing.T, cfg Config) {
 		s := newSlab(t, cfg)
 		const P = 8
-		n := 300
-		if testing.Short() {
-			n = 50
-		}
+		n := rounds(300, 50)
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		base, size := s.Arena()
