@@ -15,6 +15,8 @@
 //	    [-compare-identical] [PKG=REGEXP...]
 //	go run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline FILE
 //	    -record-instr -reason WHY
+//	go run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline FILE
+//	    -measure-instr OUT
 //
 // The gated set (-set) lists entries "KIND PKGDIR REGEXP [N]"
 // (bench/gate.txt explains them); PKG=REGEXP arguments add time entries.
@@ -44,12 +46,19 @@
 //     when the baseline names a benchmark of a measured package that is
 //     no longer measured, unless the baseline's "reason:" changed. A
 //     baseline recorded by another Go version fails: re-record it.
+//   - exec entries: the same for a whole run of a command (a main
+//     package built with -trimpath), the median of five runs under
+//     cachegrind with its input at end of file; leading upper-case
+//     VAR=VALUE arguments are its environment.
 //   - the set itself: a change that drops an entry of the base's set must
 //     change the set's "reason:" line.
 //
 // A benchmark or package the base lacks is "new" and passes its base
 // comparison. -record-instr measures the working tree's instr entries
-// and writes -instr-baseline with -reason and the Go version.
+// and writes -instr-baseline with -reason and the Go version;
+// -measure-instr writes them to OUT in the benchmark format (unit
+// instructions/op), which `make bench`'s verdict (bench/cmd/benchsum)
+// holds to the stored baseline.
 //
 // RATIONALE.md ("The regression gate") gives each figure's measured
 // noise and why the gate is built this way.

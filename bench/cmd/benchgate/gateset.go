@@ -17,14 +17,16 @@ const (
 	kindTime   = "time"   // ns/op (U test, threshold, confirmation), allocs/op, B/op
 	kindAllocs = "allocs" // allocs/op and B/op; ns/op reported only
 	kindInstr  = "instr"  // instructions per op under cachegrind
+	kindExec   = "exec"   // instructions of a whole run of a command under cachegrind
 )
 
 // gateEntry is one line of the gated set.
 type gateEntry struct {
 	kind  string
-	dir   string // package directory, ./bench/spsbench
-	bench string // -bench expression
-	n     int    // kindInstr: iterations of the shorter run
+	dir   string   // package directory, ./bench/spsbench
+	bench string   // -bench expression
+	n     int      // kindInstr: iterations of the shorter run
+	args  []string // kindExec: the command's arguments (bench is the figure's name)
 	// kindInstr: the entry's own threshold (0: -instr-threshold), for a
 	// figure whose count is less repeatable than most.
 	threshold float64
@@ -32,6 +34,9 @@ type gateEntry struct {
 
 func (e gateEntry) String() string {
 	s := e.kind + " " + e.dir + " " + e.bench
+	if e.kind == kindExec {
+		s += " " + strings.Join(e.args, " ")
+	}
 	if e.kind == kindInstr {
 		s += " " + strconv.Itoa(e.n)
 		if e.threshold != 0 {
@@ -91,8 +96,10 @@ func parseGateSet(data []byte, name string) (*gateSet, error) {
 				}
 				e.threshold = t
 			}
+		case kindExec:
+			e.args = f[3:]
 		default:
-			return nil, bad("unknown kind " + strconv.Quote(e.kind) + " (time, allocs or instr)")
+			return nil, bad("unknown kind " + strconv.Quote(e.kind) + " (time, allocs, instr or exec)")
 		}
 		gs.entries = append(gs.entries, e)
 	}

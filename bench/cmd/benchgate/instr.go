@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -58,6 +59,57 @@ func measureInstr(bin, dir string, e gateEntry) (string, float64, error) {
 		return "", 0, err
 	}
 	return filepath.Base(e.dir) + ":" + name, (long - short) / float64(2*e.n), nil
+}
+
+// measureEntry measures an instr or exec entry of the tree at root.
+func measureEntry(bin, root string, e gateEntry) (string, float64, error) {
+	if e.kind == kindExec {
+		return measureExec(bin, root, e)
+	}
+	return measureInstr(bin, filepath.Join(root, e.dir), e)
+}
+
+// execRuns is how many whole runs an exec entry's count is the median of
+// (a start-up's count varies by about 1%: which threads run when).
+const execRuns = 5
+
+// measureExec returns the instructions of a whole run of the command,
+// from exec to exit, its input at end of file: for orcrt-executor, its
+// start-up, the Setup message it sends and its shutdown.
+func measureExec(bin, root string, e gateEntry) (string, float64, error) {
+	env, args := execEnv(e.args)
+	var runs []float64
+	for range execRuns {
+		cmd := exec.Command("valgrind", append([]string{"--tool=cachegrind", "--cache-sim=no",
+			"--cachegrind-out-file=/dev/null", bin}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(append(os.Environ(), instrEnv...), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr // stdin and stdout: /dev/null
+		if err := cmd.Run(); err != nil {
+			if errors.Is(err, exec.ErrNotFound) {
+				return "", 0, errors.New("valgrind not found: instruction counts need it (make deps installs it)")
+			}
+			return "", 0, fmt.Errorf("valgrind %s %s: %w\n%s", e.dir, strings.Join(e.args, " "), err, stderr.Bytes())
+		}
+		ir, err := parseIRefs(stderr.String())
+		if err != nil {
+			return "", 0, fmt.Errorf("%s %s: %w", e.dir, strings.Join(e.args, " "), err)
+		}
+		runs = append(runs, ir)
+	}
+	return filepath.Base(e.dir) + ":" + e.bench, benchdata.Median(runs), nil
+}
+
+var envToken = regexp.MustCompile(`^[A-Z][A-Z0-9_]*=`)
+
+// execEnv splits an exec entry's leading NAME=VALUE tokens (upper-case
+// names, as environment variables are spelled) from its arguments.
+func execEnv(args []string) (env, rest []string) {
+	for len(args) > 0 && envToken.MatchString(args[0]) {
+		env, args = append(env, args[0]), args[1:]
+	}
+	return env, args
 }
 
 // cachegrind runs one benchmark n times under valgrind's cachegrind and
@@ -113,6 +165,7 @@ func parseIRefs(out string) (float64, error) {
 // instrResult is one instr entry measured on both revisions.
 type instrResult struct {
 	name       string
+	dir        string  // the entry's package directory
 	base, head float64 // per op; base 0 when the base lacks the package
 	threshold  float64 // the entry's own, or 0
 }

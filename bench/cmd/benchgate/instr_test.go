@@ -13,12 +13,13 @@ time ./bench/spsbench ^BenchmarkSPS$
 allocs bench/allocbench ^BenchmarkMemoryManager$
 instr ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 5000
 instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%
+exec ./cmd/orcrt-executor Start/input=eof ORCRT_LLVM=22 filedescs=0,1
 `), "gate.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gs.reason != "first" || len(gs.entries) != 4 {
-		t.Fatalf("reason %q, %d entries; want first, 4", gs.reason, len(gs.entries))
+	if gs.reason != "first" || len(gs.entries) != 5 {
+		t.Fatalf("reason %q, %d entries; want first, 5", gs.reason, len(gs.entries))
 	}
 	if e := gs.entries[3]; e.threshold != 0.08 || e.String() != "instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%" {
 		t.Errorf("entry 4 = %+v (%s)", e, e)
@@ -28,6 +29,12 @@ instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%
 	}
 	if e := gs.entries[2]; e.kind != kindInstr || e.n != 5000 {
 		t.Errorf("entry 3 = %+v", e)
+	}
+	if e := gs.entries[4]; e.kind != kindExec || e.bench != "Start/input=eof" || e.String() != "exec ./cmd/orcrt-executor Start/input=eof ORCRT_LLVM=22 filedescs=0,1" {
+		t.Errorf("entry 5 = %+v (%s)", e, e)
+	}
+	if env, args := execEnv(gs.entries[4].args); len(env) != 1 || env[0] != "ORCRT_LLVM=22" || len(args) != 1 || args[0] != "filedescs=0,1" {
+		t.Errorf("execEnv = %q, %q", env, args)
 	}
 	for _, bad := range []string{
 		"time ./bench/x ^B$\n",                  // no reason

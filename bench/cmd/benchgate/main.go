@@ -141,7 +141,7 @@ func run() (int, error) {
 func (c *config) add(entries []gateEntry) {
 	for _, e := range entries {
 		switch e.kind {
-		case kindInstr:
+		case kindInstr, kindExec:
 			c.instr = append(c.instr, e)
 		default:
 			c.pkgs = append(c.pkgs, pkgSpec{dir: filepath.Clean(e.dir), bench: e.bench, allocsOnly: e.kind == kindAllocs})
@@ -187,7 +187,11 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 		bin, ok := bins[e.dir]
 		if !ok {
 			bin = filepath.Join(tmp, fmt.Sprintf("instr-%d.test", i))
-			if err := buildTest(root, e.dir, bin); err != nil {
+			build := buildTest
+			if e.kind == kindExec {
+				build = buildCommand
+			}
+			if err := build(root, e.dir, bin); err != nil {
 				return nil, err
 			}
 			bins[e.dir] = bin
@@ -195,7 +199,7 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 		var name string
 		var vs []float64
 		for range runs {
-			nm, v, err := measureInstr(bin, filepath.Join(root, e.dir), e)
+			nm, v, err := measureEntry(bin, root, e)
 			if err != nil {
 				return nil, err
 			}
@@ -203,7 +207,7 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 		}
 		v := benchdata.Median(vs)
 		fmt.Printf("%s\t%.0f instructions/op (of %.0f)\n", name, v, vs)
-		res = append(res, instrResult{name: name, head: v, threshold: e.threshold})
+		res = append(res, instrResult{name: name, dir: e.dir, head: v, threshold: e.threshold})
 	}
 	return res, nil
 }
@@ -238,12 +242,12 @@ func measure(c *config, path string) error {
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "goversion: %s\n", goVersion())
-	pkg := ""
+	dir := ""
 	for _, r := range res {
-		p, name, _ := strings.Cut(r.name, ":")
-		if p != pkg {
-			fmt.Fprintf(&w, "pkg: github.com/orcgo/orcrt/bench/%s\n", p)
-			pkg = p
+		_, name, _ := strings.Cut(r.name, ":")
+		if r.dir != dir {
+			fmt.Fprintf(&w, "pkg: github.com/orcgo/orcrt/%s\n", strings.TrimPrefix(r.dir, "./"))
+			dir = r.dir
 		}
 		fmt.Fprintf(&w, "Benchmark%s 1 %.0f %s\n", name, r.head, benchdata.InstrUnit)
 	}
@@ -310,7 +314,7 @@ func gate(c *config) (int, error) {
 	var built []bins
 	var newPkgs, identical []string
 	for i, p := range c.pkgs {
-		b, err := fp.build(root, baseTree, p.dir, i)
+		b, err := fp.build(root, baseTree, p.dir, i, false)
 		if err != nil {
 			return 0, err
 		}
@@ -449,11 +453,11 @@ func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) 
 	fmt.Printf("\nbenchgate: instructions per op under cachegrind (%d entries; stored baseline %s, %s)\n", len(c.instr), c.instrBaseline, stored.Reason)
 	var res []instrResult
 	for i, e := range c.instr {
-		b, err := fp.build(root, baseTree, e.dir, len(c.pkgs)+i)
+		b, err := fp.build(root, baseTree, e.dir, len(c.pkgs)+i, e.kind == kindExec)
 		if err != nil {
 			return 0, err
 		}
-		name, head, err := measureInstr(b.head, filepath.Join(root, e.dir), e)
+		name, head, err := measureEntry(b.head, root, e)
 		if err != nil {
 			return 0, err
 		}
@@ -463,7 +467,7 @@ func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) 
 		case b.identical && !c.compareIdentical:
 			r.base = head
 		default:
-			if _, r.base, err = measureInstr(b.base, filepath.Join(baseTree, e.dir), e); err != nil {
+			if _, r.base, err = measureEntry(b.base, baseTree, e); err != nil {
 				return 0, err
 			}
 		}
@@ -510,19 +514,23 @@ func (fp *fingerprints) common(c *config, root, baseTree string) error {
 	return nil
 }
 
-// build returns the package's test binaries (base empty when the base has
-// no such package), built once per package.
-func (fp *fingerprints) build(root, baseTree, dir string, i int) (bins, error) {
+// build returns the package's test binaries, or with exe its command
+// (base empty when the base has no such package), built once per package.
+func (fp *fingerprints) build(root, baseTree, dir string, i int, exe bool) (bins, error) {
 	if b, ok := fp.built[dir]; ok {
 		return b, nil
 	}
+	buildFn := buildTest
+	if exe {
+		buildFn = buildCommand
+	}
 	b := bins{head: filepath.Join(fp.tmp, fmt.Sprintf("head-%d.test", i))}
-	if err := buildTest(root, dir, b.head); err != nil {
+	if err := buildFn(root, dir, b.head); err != nil {
 		return b, fmt.Errorf("head: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(baseTree, dir)); err == nil {
 		b.base = filepath.Join(fp.tmp, fmt.Sprintf("base-%d.test", i))
-		if err := buildTest(baseTree, dir, b.base); err != nil {
+		if err := buildFn(baseTree, dir, b.base); err != nil {
 			return b, fmt.Errorf("base: %w", err)
 		}
 		same, err := sameFiles(b.head, b.base)
@@ -680,6 +688,16 @@ func buildTest(tree, pkg, out string) error {
 	cmd.Dir = tree
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go test -c %s in %s: %w\n%s", pkg, tree, err, b)
+	}
+	return nil
+}
+
+// buildCommand builds a main package, as buildTest a test binary.
+func buildCommand(tree, pkg, out string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./"+filepath.ToSlash(pkg))
+	cmd.Dir = tree
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, tree, err, b)
 	}
 	return nil
 }
