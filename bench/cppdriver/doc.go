@@ -9,6 +9,8 @@
 // (printf in the process handle). -pin puts driver and executor on CPU 0;
 // -tcp connects over loopback TCP as llvm-jitlink -oop-executor-connect
 // does (Nagle on, header and payload in two writes) instead of pipes.
+// -connect PORT|unix:PATH times connect → Setup against a running
+// orcrt-executor serve (call=connect-setup, BENCH start).
 // The C++ is outside this directory: a Go package without cgo may not
 // hold .cpp files.
 //

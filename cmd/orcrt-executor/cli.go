@@ -38,6 +38,19 @@ Modes:
   <infd> <outfd>            filedescs=<infd>,<outfd> as lli-child-target
                             takes it (lli -remote-mcjit): two
                             non-negative decimal numbers
+  socket:adopt=<fd>         LLVM main's spellings: one inherited
+  tcp:connect=<host>:<port>   connected socket; connect to a listening
+  tcp:listen=<host>:<port>    controller; as listen= (pipe:adopt= is
+                            filedescs=)
+
+Serving many controllers (Linux):
+  orcrt-executor serve [flags] unix=<path> | listen=<host>:<port> | systemd
+                            accept controllers until SIGTERM, each in its
+                            own process from a pool of ready workers;
+                            only the serving user may connect unless
+                            allowed (serve -h lists the flags)
+  orcrt-executor status <status-socket>
+                            print a server's sessions, pool and refusals
 
 Options:
   -v                 log the protocol traffic to stderr (log/slog text)

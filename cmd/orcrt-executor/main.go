@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/fatalsig"
 	"github.com/orcgo/orcrt/rt/simpleremote"
@@ -34,6 +35,9 @@ func run(argv []string) int {
 		verbose, args = true, args[1:]
 	}
 	if code, done := cliAction(os.Stdout, args); done { // -h, --help, --version
+		return code
+	}
+	if code, done := serveAction(argv0, args, verbose); done { // serve, status, a serve worker
 		return code
 	}
 	fail := func(err error) int {
@@ -70,19 +74,60 @@ func run(argv []string) int {
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	// One P (RATIONALE.md, "One P"); the GOMAXPROCS variable still wins.
 	conn, err := openConn(context.Background(), pa.Spec, os.Stderr)
 	if err != nil {
 		return usage(err, fail)
 	}
-	// The executor speaks first, and Setup differs between LLVM releases:
-	// NewFor identifies the controller before anything is sent.
-	ex, err := executor.NewFor(conn, executor.Options{Logger: logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1})
-	if err != nil {
-		_ = conn.Close()
-		return fail(err)
+	return runSession(argv0, conn, session{logger: logger, gdbTest: gdbTest})
+}
+
+// session is how runSession serves one connection: a serve worker adds
+// its context (ended at the idle timeout), a dispatcher counting calls in
+// flight, a wrapper seeing the traffic, and a hook told the dialect.
+type session struct {
+	logger     *slog.Logger
+	gdbTest    bool
+	ctx        context.Context
+	dialect    *dialect.Dialect   // chosen by the caller (nil: NewFor chooses)
+	executor   *executor.Executor // built ahead by the caller (nil: built here)
+	dispatcher rt.Dispatcher
+	wrap       func(simpleremote.Conn) simpleremote.Conn
+	started    func(*executor.Executor)
+}
+
+// options are the executor's options for the session.
+func (ss session) options() executor.Options {
+	return executor.Options{Logger: ss.logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dispatcher: ss.dispatcher, Dialect: ss.dialect}
+}
+
+// runSession serves conn to its end and returns the exit status.
+func runSession(argv0 string, conn simpleremote.Conn, ss session) int {
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
+		return 1
 	}
-	err = ex.Serve(context.Background(), conn)
+	ctx := ss.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// The executor speaks first, and Setup differs between LLVM releases:
+	// NewFor identifies the controller before anything is sent. One P
+	// (RATIONALE.md, "One P"); the GOMAXPROCS variable still wins.
+	ex := ss.executor
+	if ex == nil {
+		var err error
+		if ex, err = executor.NewFor(conn, ss.options()); err != nil {
+			_ = conn.Close()
+			return fail(err)
+		}
+	}
+	if ss.started != nil {
+		ss.started(ex)
+	}
+	if ss.wrap != nil {
+		conn = ss.wrap(conn)
+	}
+	err := ex.Serve(ctx, conn)
 	// A controller identified as a release orcrt does not speak that hangs
 	// up without a call most likely could not read the Setup.
 	if why := ex.DialectEvidence(); err == nil && !ex.ControllerSpoke() && why.Release != 0 && !ex.Dialect().Speaks(why.Release) {
@@ -93,7 +138,7 @@ func run(argv []string) int {
 	if err != nil {
 		return fail(err) // the stock exits here, without the second GDB line
 	}
-	if gdbTest {
+	if ss.gdbTest {
 		os.Stderr.WriteString(gdbjit.FormatLastEntry())
 	}
 	return 0

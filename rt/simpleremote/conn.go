@@ -188,23 +188,55 @@ func (l *Listener) Accept(ctx context.Context) (Conn, error) {
 		}
 		return nil, fmt.Errorf("simpleremote: accept: %w", err)
 	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		if err := tc.SetNoDelay(true); err != nil {
-			_ = c.Close()
-			return nil, fmt.Errorf("simpleremote: accept: TCP_NODELAY: %w", err)
-		}
-	}
+	return wrapSock(c, "accept")
+}
+
+// wrapSock makes c, a connected TCP or Unix-domain socket, a Conn; op
+// names the caller in errors. It closes c on error.
+func wrapSock(c net.Conn, op string) (Conn, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		_ = c.Close()
-		return nil, fmt.Errorf("simpleremote: accept: %T has no raw descriptor", c)
+		return nil, fmt.Errorf("simpleremote: %s: %T has no raw descriptor", op, c)
 	}
 	conn := &sockConn{Conn: c, sc: sc}
-	if _, ok := c.(*net.TCPConn); ok {
+	if tc, ok := c.(*net.TCPConn); ok {
+		if err := tc.SetNoDelay(true); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("simpleremote: %s: TCP_NODELAY: %w", op, err)
+		}
 		if err := conn.ack.init(sc); err != nil {
 			_ = c.Close()
-			return nil, fmt.Errorf("simpleremote: accept: TCP_QUICKACK: %w", err)
+			return nil, fmt.Errorf("simpleremote: %s: TCP_QUICKACK: %w", op, err)
 		}
 	}
 	return conn, nil
+}
+
+// AdoptSocket takes over fd, a connected TCP or Unix-domain stream
+// socket (`socket:adopt=FD`, or a connection orcrt-executor serve hands
+// its worker), as Accept's Conn: TCP_NODELAY and quick ACKs on TCP, and
+// a shutdown before close. fd is closed (the Conn holds a duplicate).
+func AdoptSocket(fd int) (Conn, error) {
+	f := os.NewFile(uintptr(fd), "simpleremote-socket")
+	c, err := net.FileConn(f)
+	_ = f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("simpleremote: adopting socket %d: %w", fd, err)
+	}
+	return wrapSock(c, "adopting socket "+strconv.Itoa(fd))
+}
+
+// DialTCP connects to a controller listening on host:port
+// (`tcp:connect=`; an empty host is LoopbackHost).
+func DialTCP(ctx context.Context, host, port string) (Conn, error) {
+	if host == "" {
+		host = LoopbackHost
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("simpleremote: connect: %w", err)
+	}
+	return wrapSock(c, "connect")
 }

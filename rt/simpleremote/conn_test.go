@@ -51,7 +51,18 @@ func TestParseSpec(t *testing.T) {
 		{in: "unix=", err: "unix socket path is empty"},
 		{in: "Listen=1", err: `invalid specifier type "Listen"`},
 		{in: "", err: `invalid specifier type ""`},
-		{in: "socket:adopt=3", err: `invalid specifier type "socket:adopt"`},
+		// LLVM main's spellings (docs/protocol.md §9.4).
+		{in: "socket:adopt=3", want: simpleremote.Spec{Mode: simpleremote.ModeSocket, InFD: 3, OutFD: 3, InText: "3", OutText: "3"}},
+		{in: "socket:adopt=-1", err: "-1 is not a valid file descriptor"},
+		{in: "socket:adopt=", err: " is not a valid file descriptor"},
+		{in: "pipe:adopt=3,4", want: simpleremote.Spec{Mode: simpleremote.ModeFileDescs, InFD: 3, OutFD: 4, InText: "3", OutText: "4"}},
+		{in: "tcp:listen=[::1]:0", want: simpleremote.Spec{Mode: simpleremote.ModeListen, Host: "::1", Port: "0"}},
+		{in: "tcp:listen=:17211", want: simpleremote.Spec{Mode: simpleremote.ModeListen, Port: "17211", PortNum: 17211}},
+		{in: "tcp:connect=localhost:20000", want: simpleremote.Spec{Mode: simpleremote.ModeConnect, Host: "localhost", Port: "20000", PortNum: 20000}},
+		{in: "tcp:connect=localhost:0", err: "port number '0' is not valid"},
+		{in: "tcp:connect=localhost", err: "'localhost' is not HOST:PORT"},
+		{in: "tcp:listen=:70000", err: "port number '70000' is not valid"},
+		{in: "tcp:adopt=3", err: `invalid specifier type "tcp:adopt"`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := simpleremote.ParseSpec(tc.in)

@@ -141,20 +141,15 @@ func holds(pid int, target string) int {
 	return holdsNot
 }
 
-// tcpPeer finds the socket whose local end is remote in
-// /proc/net/tcp{,6}, then the process holding it: among the processes
+// tcpPeer finds the socket whose local end is remote (peerSocket), then
+// the process holding it: among the processes
 // of the socket's owner only, newest (highest pid) first, since the
 // controller has just connected. Reading every process's descriptors
 // cost ~10 ms with 70 processes, all of it before Setup. It returns the
 // pid and the socket's inode; pid is 0 if no process holds the socket,
 // and unsure is set if some candidate's descriptors could not be read.
 func tcpPeer(local, remote *net.TCPAddr) (pid int, inode string, unsure bool) {
-	uid := -1
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if inode, uid = socketInode(table, remote.Port, local.Port); inode != "" {
-			break
-		}
-	}
+	inode, uid := peerSocket(local, remote)
 	if inode == "" {
 		return 0, "", true
 	}

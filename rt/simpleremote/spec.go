@@ -2,10 +2,12 @@ package simpleremote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Mode is a connection mode of the executor's command line.
@@ -22,6 +24,13 @@ const (
 	// ModeUnix is `unix=PATH`: accept one Unix-domain connection (orcrt
 	// only).
 	ModeUnix
+	// ModeSocket is `socket:adopt=FD`: one inherited, connected socket
+	// (LLVM main's spelling; also how orcrt-executor serve hands a
+	// connection to a worker).
+	ModeSocket
+	// ModeConnect is `tcp:connect=HOST:PORT`: the executor connects to a
+	// listening controller (LLVM main's spelling).
+	ModeConnect
 )
 
 func (m Mode) String() string {
@@ -32,6 +41,10 @@ func (m Mode) String() string {
 		return "listen"
 	case ModeUnix:
 		return "unix"
+	case ModeSocket:
+		return "socket"
+	case ModeConnect:
+		return "connect"
 	}
 	return "Mode(" + strconv.Itoa(int(m)) + ")"
 }
@@ -39,14 +52,15 @@ func (m Mode) String() string {
 // Spec is a parsed connection specifier.
 type Spec struct {
 	Mode Mode
-	// ModeFileDescs: the descriptors, and their text as given.
+	// ModeFileDescs: the descriptors, and their text as given; ModeSocket:
+	// the socket in InFD and OutFD.
 	InFD, OutFD     int
 	InText, OutText string
 	// LLIChild is set for ModeFileDescs given in lli-child-target's form,
 	// two bare descriptor numbers (see ParseArgs).
 	LLIChild bool
-	// ModeListen: host and port as given ("" host: loopback), and the
-	// parsed port.
+	// ModeListen, ModeConnect: host and port as given ("" host:
+	// loopback), and the parsed port.
 	Host, Port string
 	PortNum    int
 	// ModeUnix: the socket path.
@@ -71,12 +85,35 @@ func (s Spec) String() string { return s.orig }
 //	anything else      `invalid specifier type "X"`
 //
 // The text is split at the first '=' (and, for listen, at the first ':'),
-// as LLVM's StringRef::split does.
+// as LLVM's StringRef::split does. LLVM main's spellings are aliases
+// (docs/protocol.md §9.4): pipe:adopt=IN,OUT is filedescs=, tcp:listen=
+// is listen= and socket:adopt=FD adopts one connected socket; with
+// tcp:connect=HOST:PORT the executor connects to the controller. The tcp:
+// forms take HOST:PORT as net.SplitHostPort does ([::1]:0 works).
 func ParseSpec(arg string) (Spec, error) {
 	typ, rest, _ := strings.Cut(arg, "=")
 	s := Spec{orig: arg}
 	switch typ {
-	case "filedescs":
+	case "socket:adopt":
+		fd, ok := parseFDNumber(rest)
+		if !ok {
+			return Spec{}, &UsageError{Msg: rest + " is not a valid file descriptor"}
+		}
+		s.Mode, s.InFD, s.OutFD, s.InText, s.OutText = ModeSocket, fd, fd, rest, rest
+	case "tcp:listen", "tcp:connect":
+		host, port, err := net.SplitHostPort(rest)
+		if err != nil {
+			return Spec{}, &UsageError{Msg: "'" + rest + "' is not HOST:PORT"}
+		}
+		n, ok := parseLLVMInt(port)
+		if !ok || n < 0 || n > 65535 || (typ == "tcp:connect" && n == 0) {
+			return Spec{}, &UsageError{Msg: "port number '" + port + "' is not valid"}
+		}
+		s.Mode, s.Host, s.Port, s.PortNum = ModeListen, host, port, n
+		if typ == "tcp:connect" {
+			s.Mode = ModeConnect
+		}
+	case "filedescs", "pipe:adopt":
 		a, b, _ := strings.Cut(rest, ",")
 		in, ok := parseLLVMInt(a)
 		if !ok {
@@ -121,7 +158,8 @@ func parseLLVMInt(s string) (int, bool) {
 	return int(n), true
 }
 
-// ArgForms lists the connection specifiers ParseArgs accepts.
+// ArgForms lists the connection specifiers ParseArgs accepts (and
+// LLVM main's aliases, see ParseSpec).
 const ArgForms = "filedescs=IN,OUT, listen=HOST:PORT, unix=PATH or lli's IN OUT"
 
 // Args is the parsed command line of the executor.
@@ -235,8 +273,9 @@ func (s Spec) Listen() (*Listener, error) {
 }
 
 // Open establishes the connection: it adopts the descriptors of a
-// filedescs spec (a bad one is a *UsageError), or listens and accepts one
-// connection for listen and unix specs (until ctx ends).
+// filedescs or socket:adopt spec (a bad one is a *UsageError), connects
+// for tcp:connect, or listens and accepts one connection for listen and
+// unix specs (until ctx ends).
 func (s Spec) Open(ctx context.Context) (Conn, error) {
 	return s.OpenListening(ctx, nil)
 }
@@ -247,8 +286,17 @@ func (s Spec) Open(ctx context.Context) (Conn, error) {
 // controller the port. A connection attempt made from onListen (or after
 // it) is accepted.
 func (s Spec) OpenListening(ctx context.Context, onListen func(net.Addr)) (Conn, error) {
-	if s.Mode == ModeFileDescs {
+	switch s.Mode {
+	case ModeFileDescs:
 		return adoptFDs(s.InFD, s.OutFD, s.InText, s.OutText)
+	case ModeSocket:
+		c, err := AdoptSocket(s.InFD)
+		if errors.Is(err, syscall.EBADF) {
+			return nil, &UsageError{Msg: s.InText + " is not a valid file descriptor"}
+		}
+		return c, err
+	case ModeConnect:
+		return DialTCP(ctx, s.Host, s.Port)
 	}
 	l, err := s.Listen()
 	if err != nil {

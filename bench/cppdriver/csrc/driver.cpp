@@ -8,6 +8,11 @@
 // as llvm-jitlink -oop-executor-connect does (one socket both ways, Nagle
 // on, header and payload in two writes); its lines end in /transport=tcp.
 //
+// -connect PORT|unix:PATH times connect to Setup against a running
+// `orcrt-executor serve` (EXECUTOR is then only the label's source, and
+// BENCH must be start): call=connect-setup, one connection per op, 20 ms
+// apart.
+//
 // BENCH is empty, write4KiB, write1MiB, alloc-cycle, lookup or all; TIME is
 // a duration (500ms, 1s), iterations scaled as go test -benchtime does, or a
 // count (100x).
@@ -24,6 +29,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +51,7 @@ const char *Prog = "cppdriver";
 
 [[noreturn]] void usage() {
   errs() << "usage: " << Prog
-         << " [-pin] [-tcp] [-label NAME] [-dispatch inplace|threads] EXECUTOR "
+         << " [-pin] [-tcp] [-connect PORT|unix:PATH] [-label NAME] [-dispatch inplace|threads] EXECUTOR "
             "empty|write4KiB|write1MiB|alloc-cycle|lookup|start|all 500ms|100x\n";
   exit(2);
 }
@@ -365,6 +371,47 @@ Error startOnce(const std::string &Exe, bool Pin, int64_t &SetupNs) {
   return joinErrors((*EPC)->disconnect(), waitChild(C->Pid));
 }
 
+// connectUnix connects to the Unix-domain socket at Path.
+Expected<int> connectUnix(const std::string &Path) {
+  sockaddr_un A{};
+  A.sun_family = AF_UNIX;
+  if (Path.size() >= sizeof A.sun_path)
+    return fail("socket path too long: " + Path);
+  memcpy(A.sun_path, Path.c_str(), Path.size() + 1);
+  int S = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (S < 0)
+    return fail(Twine("socket: ") + strerror(errno));
+  if (connect(S, reinterpret_cast<sockaddr *>(&A), sizeof A) != 0) {
+    int E = errno;
+    close(S);
+    return fail("connect to " + Path + ": " + strerror(E));
+  }
+  return S;
+}
+
+// connectOnce connects to a serving executor, waits for Setup (Create
+// returns once it has arrived) and hangs up, shutting the socket down
+// first (see the end of main); SetupNs gets connect-to-Setup.
+Error connectOnce(const std::string &Addr, int64_t &SetupNs) {
+  using Clock = std::chrono::steady_clock;
+  auto T0 = Clock::now();
+  Expected<int> S = StringRef(Addr).starts_with("unix:")
+                        ? connectUnix(Addr.substr(5))
+                        : connectTCP(std::stoi(Addr));
+  if (!S)
+    return S.takeError();
+  auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
+      std::make_unique<InPlaceTaskDispatcher>(), SimpleRemoteEPC::Setup(), *S,
+      *S);
+  if (!EPC)
+    return EPC.takeError();
+  SetupNs += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 Clock::now() - T0)
+                 .count();
+  shutdown(*S, SHUT_RDWR);
+  return (*EPC)->disconnect();
+}
+
 // startBenches are the start-up figures, each a fresh executor per op.
 void startBenches(const std::string &Exe, bool Pin, std::vector<Bench> &Out,
                   int64_t &SetupNs) {
@@ -381,7 +428,7 @@ void startBenches(const std::string &Exe, bool Pin, std::vector<Bench> &Out,
 
 int main(int argc, char **argv) {
   bool Pin = false, TCP = false;
-  std::string Label, Dispatch = "inplace";
+  std::string Label, Dispatch = "inplace", Connect;
   int I = 1;
   for (; I < argc && argv[I][0] == '-'; ++I) {
     StringRef A = argv[I];
@@ -393,6 +440,8 @@ int main(int argc, char **argv) {
       Label = argv[++I];
     else if (A == "-dispatch" && I + 1 < argc)
       Dispatch = argv[++I];
+    else if (A == "-connect" && I + 1 < argc)
+      Connect = argv[++I];
     else
       usage();
   }
@@ -419,6 +468,36 @@ int main(int argc, char **argv) {
 
   // A dead executor must surface as an Error, not kill us via SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
+  if (!Connect.empty()) {
+    if (Which != "start")
+      usage();
+    int64_t SetupNs = 0;
+    uint64_t N;
+    double Ns;
+    OpFn Op = [&](uint64_t N) -> Error {
+      SetupNs = 0;
+      for (uint64_t I = 0; I < N; ++I) {
+        if (auto Err = connectOnce(Connect, SetupNs))
+          return Err;
+        // Paced, so the server's pool refills between connections: this
+        // times a ready pool, not how fast workers start.
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      return Error::success();
+    };
+    if (auto Err = run(B, Op, N, Ns)) {
+      logAllUnhandledErrors(std::move(Err), errs(), Twine(Prog) + ": -connect: ");
+      return 1;
+    }
+    outs() << "goos: linux\ngoarch: amd64\n"
+              "pkg: github.com/orcgo/orcrt/bench/cppdriver\n"
+           << "BenchmarkCppController/call=connect-setup/executor=" << Label
+           << "/transport="
+           << (StringRef(Connect).starts_with("unix:") ? "unix" : "tcp")
+           << "\t" << format("%8llu", (unsigned long long)N) << "\t"
+           << fmtNs(double(SetupNs) / double(N)) << " ns/op\n";
+    return 0;
+  }
   auto Die = [](Error Err, const Twine &Ctx) {
     logAllUnhandledErrors(std::move(Err), errs(),
                           Twine(Prog) + ": " + Ctx + ": ");

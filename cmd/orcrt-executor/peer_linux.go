@@ -1,0 +1,169 @@
+//go:build cgo && linux
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os/user"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/orcgo/orcrt/rt/simpleremote"
+)
+
+// peer is what the server knows of a connecting controller before it
+// hands the connection over: -1 where unknown.
+type peer struct {
+	network string // "unix" or "tcp"
+	addr    string // the remote address ("@" for an unnamed Unix peer)
+	uid     int
+	gid     int      // primary group (Unix sockets only)
+	groups  []uint32 // supplementary groups (Unix sockets only)
+	pid     int      // Unix sockets only; a worker finds a TCP peer's
+	remote  bool     // TCP from another host
+}
+
+// policy says who may connect: the serving uid, the uids and gids
+// listed, and remote TCP peers only when allowed.
+type policy struct {
+	self        int
+	uids, gids  []int
+	allowRemote bool
+}
+
+// errRefused is the refusal every peer check wraps.
+var errRefused = errors.New("refused")
+
+// check identifies the peer of c and applies the policy; a refusal wraps
+// errRefused and says why.
+func (p policy) check(c net.Conn) (peer, error) {
+	switch la := c.LocalAddr().(type) {
+	case *net.UnixAddr:
+		pr, err := unixPeer(c)
+		if err != nil {
+			return pr, err
+		}
+		return pr, p.allow(pr)
+	case *net.TCPAddr:
+		ra := c.RemoteAddr().(*net.TCPAddr)
+		pr := peer{network: "tcp", addr: ra.String(), uid: -1, gid: -1, pid: -1}
+		if !ra.IP.IsLoopback() {
+			pr.remote = true
+			if !p.allowRemote {
+				return pr, fmt.Errorf("%w: %s is not a loopback peer (serve -allow-remote accepts it)", errRefused, pr.addr)
+			}
+			return pr, nil
+		}
+		uid, err := simpleremote.LoopbackPeerUID(la, ra)
+		if err != nil {
+			return pr, fmt.Errorf("%w: %s: owner unknown: %v", errRefused, pr.addr, err)
+		}
+		pr.uid = uid
+		return pr, p.allow(pr)
+	}
+	return peer{addr: c.RemoteAddr().String(), uid: -1, gid: -1, pid: -1},
+		fmt.Errorf("%w: %s: not a Unix or TCP connection", errRefused, c.RemoteAddr())
+}
+
+// allow applies the uid and gid lists to a local peer.
+func (p policy) allow(pr peer) error {
+	if pr.uid == p.self || slices.Contains(p.uids, pr.uid) {
+		return nil
+	}
+	if pr.gid >= 0 && slices.Contains(p.gids, pr.gid) {
+		return nil
+	}
+	for _, g := range pr.groups {
+		if slices.Contains(p.gids, int(g)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s peer uid %d (gid %d) is not allowed (serve -allow-uid, -allow-gid)", errRefused, pr.network, pr.uid, pr.gid)
+}
+
+// unixPeer reads the peer's credentials (SO_PEERCRED, SO_PEERGROUPS).
+func unixPeer(c net.Conn) (peer, error) {
+	pr := peer{network: "unix", addr: c.RemoteAddr().String(), uid: -1, gid: -1, pid: -1}
+	if pr.addr == "" {
+		pr.addr = "@"
+	}
+	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return pr, fmt.Errorf("%w: %v", errRefused, err)
+	}
+	var cerr error
+	err = rc.Control(func(fd uintptr) {
+		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		if err != nil {
+			cerr = err
+			return
+		}
+		pr.uid, pr.gid, pr.pid = int(cred.Uid), int(cred.Gid), int(cred.Pid)
+		pr.groups = peerGroups(int(fd))
+	})
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pr, fmt.Errorf("%w: SO_PEERCRED: %v", errRefused, err)
+	}
+	return pr, nil
+}
+
+// peerGroups returns the peer's supplementary groups (SO_PEERGROUPS,
+// Linux 4.13), or nil.
+func peerGroups(fd int) []uint32 {
+	buf := make([]uint32, 64)
+	n := uint32(len(buf) * 4)
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_PEERGROUPS,
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)), 0)
+	if e != 0 {
+		return nil
+	}
+	return buf[:n/4]
+}
+
+// parseIDs parses a comma-separated list of numeric ids or names (looked
+// up with lookup: user or group).
+func parseIDs(list string, lookup func(string) (int, error)) ([]int, error) {
+	var ids []int
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(f); err == nil && n >= 0 {
+			ids = append(ids, n)
+			continue
+		}
+		n, err := lookup(f)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, n)
+	}
+	return ids, nil
+}
+
+func lookupUser(name string) (int, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return -1, err
+	}
+	return strconv.Atoi(u.Uid)
+}
+
+func lookupGroup(name string) (int, error) {
+	g, err := user.LookupGroup(name)
+	if err != nil {
+		return -1, err
+	}
+	return strconv.Atoi(g.Gid)
+}
