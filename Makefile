@@ -92,6 +92,7 @@ unit:
 	ORCRT_REQUIRE_LLVM=1 $(GO) test -race -count=1 ./...
 
 fuzz:
+	.ci/fuzz-all.sh --self-test
 	.ci/fuzz-all.sh $(FUZZTIME)
 
 # Each fuzz target's throughput with one worker (FUZZRATE_TIME each).
@@ -99,9 +100,10 @@ FUZZRATE_TIME ?= 60s
 fuzz-rate:
 	.ci/fuzz-rate.sh $(FUZZRATE_TIME)
 
-# The codec and wire targets under libFuzzer (clang, libclang-rt), each
-# FUZZ_LIBFUZZER_TIME on one worker, beside the native engine's rate;
-# fails on a crash and writes it into testdata/fuzz (not in make test).
+# The codec and wire targets and the LLVM oracle (FuzzLLVM) under
+# libFuzzer (clang, libclang-rt, llvm-22-dev), each FUZZ_LIBFUZZER_TIME on
+# one worker, beside the native engine's rate; fails on a crash and
+# writes it into testdata/fuzz (not in make test).
 FUZZ_LIBFUZZER_TIME ?= 60s
 fuzz-libfuzzer:
 	.ci/fuzz-libfuzzer.sh $(FUZZ_LIBFUZZER_TIME)

@@ -10,6 +10,10 @@
 # Usage: OUT=dir fuzz/oss-fuzz/build.sh [TARGET...]
 #   default every target `go run ./fuzz/internal/corpus targets` lists;
 #   FuzzFloor builds the no-op target (the engine's own ceiling).
+# FuzzLLVM (the LLVM oracle, fuzz/spsfuzz/llvmoracle) also needs LLVM 22's
+# headers and libLLVM-22 (Debian's llvm-22-dev; LLVM_LIBDIR, default
+# /usr/lib/llvm-22/lib) and a clang $CXX: cgo compiles the oracle's C++
+# into the archive with libFuzzer's instrumentation.
 # Environment (OSS-Fuzz sets the first three): CXX (default clang++),
 # CXXFLAGS, LIB_FUZZING_ENGINE (default -fsanitize=fuzzer), GO (default
 # go), WORK (the archives; default a temporary directory).
@@ -52,10 +56,24 @@ for t in "${want[@]}"; do
     pkg=$(awk -v t="$t" '$1 == t { print $2 }' <<<"$list")
     [ -n "$pkg" ] || { echo "build.sh: no libFuzzer target $t" >&2; exit 2; }
   fi
-  "$GO" build -buildmode=c-archive -tags libfuzzer "${GCFLAGS[@]}" \
+  # FuzzLLVM's shim compiles LLVM's C++ (llvmoracle/oracle.cpp) into the
+  # archive with cgo ($CXX, LLVM 22's headers) and needs libLLVM-22.
+  libs=()
+  cgoflags=${CGO_CXXFLAGS:-}
+  cov=-fsanitize-coverage=inline-8bit-counters,indirect-calls,trace-cmp,pc-table
+  if [ "$t" = FuzzLLVM ]; then
+    # -fsanitize=fuzzer-no-link's coverage, spelled out: clang refuses it
+    # beside the minimal UBSan runtime, whose bool check marks LLVM's
+    # undefined answers (see oracle.cpp).
+    cgoflags="-O1 -fsanitize=bool -fsanitize-minimal-runtime $cov"
+    llvmlib=${LLVM_LIBDIR:-/usr/lib/llvm-22/lib}
+    [ -e "$llvmlib/libLLVM-22.so" ] || { echo "build.sh: FuzzLLVM needs llvm-22-dev ($llvmlib/libLLVM-22.so)" >&2; exit 2; }
+    libs=(-L"$llvmlib" -lLLVM-22 -Wl,-rpath,"$llvmlib")
+  fi
+  CXX=$CXX CGO_CXXFLAGS=$cgoflags "$GO" build -buildmode=c-archive -tags libfuzzer "${GCFLAGS[@]}" \
     -ldflags="-X=main.name=$t" -o "$WORK/$t.a" "$pkg"
   # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are flag lists
-  "$CXX" $CXXFLAGS $LIB_FUZZING_ENGINE "$WORK/$t.a" -o "$OUT/$t" -lpthread
+  "$CXX" $CXXFLAGS $LIB_FUZZING_ENGINE "$WORK/$t.a" -o "$OUT/$t" "${libs[@]}" -lpthread
   if [ "$t" != FuzzFloor ]; then
     rm -f "$OUT/${t}_seed_corpus.zip"
     "$WORK/corpus" seeds "$t" "$OUT/${t}_seed_corpus.zip"

@@ -21,6 +21,22 @@
 // built by fuzz/oss-fuzz/build.sh and run by .ci/fuzz-libfuzzer.sh, which
 // writes what libFuzzer finds back into testdata/fuzz/FuzzX/).
 //
+// The reference decoder was written here, so a misreading of LLVM's
+// format it shares with package sps would pass FuzzDiff. LLVM 22's own C++
+// is the second oracle: FuzzLLVM (libFuzzer only; llvmoracle/, whose
+// oracle.cpp decodes each input with SPSArgList<...>::deserialize into the
+// types LLVM decodes that message into) and TestLLVMOracle (go test: the
+// checked-in seeds and testdata/fuzz/*/ through the same oracle.cpp built
+// as a program with clang++-22) require orcrt and LLVM to accept and reject
+// the same inputs and, on acceptance, to consume the same bytes and to
+// re-encode byte for byte alike (values LLVM keeps in a StringMap: equal
+// after LLVM decodes orcrt's re-encoding). Every shape is covered (each
+// wrapper argument list and result of every dialect, Setup of LLVM 14 and
+// 16-22, finalize requests, every codec alone) except OracleExcluded's:
+// orcrt's span rule and maps keyed by integers, which no LLVM type
+// decodes. Inputs on which LLVM's decoder is undefined behaviour (a bool
+// byte other than 0 or 1; see Undefined) are not judged.
+//
 // The reference decoder is stateless; RefDecode is safe for concurrent
 // use and returns memory it owns.
 package spsfuzz

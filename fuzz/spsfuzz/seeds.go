@@ -149,7 +149,10 @@ var (
 	// finalize requests and the two Setup layouts.
 	requestFields = cat(finalizeMsg(), sharedMsg(), setupMsg(false, "a", "b"), setupMsg(true, "c"))
 
-	// prims: one of each fixed-size scalar (see the prims shape).
+	// prims: one of each fixed-size scalar (see the prims shape); its bool
+	// byte is 7, which LLVM's decoder has no defined reading of (see
+	// Undefined): primsCanon has a bool LLVM reads.
 	prims = cat(raw(0xff, 0x80), u16(0xbeef), u16(0x8000), u32(0xdeadbeef), u32(0x80000000),
 		u64(allOnes), u64(1<<63), raw(7), u64(seedA1))
+	primsCanon = cat(prims[:30], raw(1), prims[31:])
 )

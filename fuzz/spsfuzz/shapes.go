@@ -344,7 +344,7 @@ var primsShape = shape{
 		return sps.AppendAddr(sps.AppendBool(b, p.Bool), p.Addr)
 	},
 	size:  func(any) int { return 1 + 1 + 2 + 2 + 4 + 4 + 8 + 8 + 1 + 8 },
-	seeds: prefixes(prims, len(prims), 0, 1, 2, 4, 6, 10, 14, 22, 30, 31, 38),
+	seeds: append(prefixes(prims, len(prims), 0, 1, 2, 4, 6, 10, 14, 22, 30, 31, 38), primsCanon),
 }
 
 // rawBytesShape reads an SPSSequence<char> as a u64 length and Raw: a

@@ -325,6 +325,36 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 	}
 	stock := run(tch.stock)
 	ours := run(orcrtExecutor)
+	// Before LLVM 22 the controller races its own teardown: once the
+	// program has run, it may still link (the ORC runtime's remaining
+	// parts) while the executor, told to hang up, is gone; it then
+	// reports the lost connection and the lookup that failed with it
+	// ("Symbols not found: [ __cxa_pure_virtual, ... ]", its lines
+	// interleaved), and the stock executor may die of SIGSEGV or print
+	// its own disconnect. Seen with the stock executor and LLVM 16 under
+	// load (3 of about 1,100 runs). A run showing it where the other
+	// executor's does not is run again, up to raceTries runs.
+	if !tch.primary && tc.want.metBy(stock) && tc.want.metBy(ours) && !tc.teardownRace {
+		for try := 2; try <= raceTries; try++ {
+			var who string
+			switch st, ot := teardownTrouble(stock), teardownTrouble(ours); {
+			case st && !ot:
+				who = tch.stock
+			case ot && !st:
+				who = orcrtExecutor
+			}
+			if who == "" {
+				break
+			}
+			t.Logf("%s's run shows LLVM %d's teardown race; run %d of %d:\n%s", who, tch.major, try, raceTries,
+				map[bool]outcome{true: stock, false: ours}[who == tch.stock])
+			if who == tch.stock {
+				stock = runWith(t, tch, tch.stock, tc.env, jitArgs)
+			} else {
+				ours = runWith(t, tch, orcrtExecutor, tc.env, jitArgs)
+			}
+		}
+	}
 	cmdline := fmt.Sprintf("llvm-jitlink-%d %s", tch.major, strings.Join(jitArgs, " "))
 	t.Logf("outcome %s: exit stock=%d orcrt=%d, executor status stock=%d orcrt=%d",
 		targetName, stock.exit, ours.exit, stock.executorExit, ours.executorExit)
@@ -342,13 +372,9 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 		if oursPasses {
 			return
 		}
-		assert.Equal(t, stock.exit, ours.exit, "exit code differs from the stock executor's failure")
-		assert.Equal(t, stock.executorExit, ours.executorExit, "executor exit status differs from the stock executor's failure")
-		if stock.executorExit < 128 {
-			se := firstLine(tch.normalizeController(normalize(stock.stderr, tch.stock, orcrtExecutor)))
-			oe := firstLine(dropExecutorDiagnostics(tch.normalizeController(normalize(ours.stderr, tch.stock, orcrtExecutor))))
-			assert.Equal(t, se, oe, "first stderr line differs from the stock executor's failure")
-		}
+		sameFailure(t, stock, ours, func(s string) string {
+			return normalizeFailure(tch.normalizeController(s), tch.stock, orcrtExecutor)
+		})
 		return
 	}
 
@@ -366,10 +392,15 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 	if tc.stderrDiffers == "" {
 		se := tch.normalizeController(normalize(stock.stderr, tch.stock, orcrtExecutor))
 		oe := tch.normalizeController(normalize(ours.stderr, tch.stock, orcrtExecutor))
+		// The executor's own stderr (TCP mode; in pipe mode it is the
+		// controller's).
+		sx := tch.normalizeController(normalize(stock.executorErr, tch.stock, orcrtExecutor))
+		ox := tch.normalizeController(normalize(ours.executorErr, tch.stock, orcrtExecutor))
 		if tc.crash {
-			oe = dropExecutorDiagnostics(oe)
+			oe, ox = dropExecutorDiagnostics(oe), dropExecutorDiagnostics(ox)
 		}
 		assert.Equal(t, se, oe, "stderr differs from the stock executor")
+		assert.Equal(t, sx, ox, "the executor's own stderr differs from the stock executor's")
 	}
 	switch {
 	case tc.teardownRace:
@@ -379,6 +410,30 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 		assert.Equal(t, stock.executorExit, ours.executorExit,
 			"the executor's own exit status differs from the stock executor's")
 	}
+}
+
+// sameFailure requires ours, a run of a case the stock executor fails, to
+// pass it (the stock crashes where orcrt does not, RATIONALE.md) or to
+// fail it the same way as stock: the same exit code and executor exit
+// status, and, unless the executor died (the controller's threads then
+// report the lost connection at once, their lines interleaved), the same
+// first line of the controller's stderr after norm (and of the
+// executor's own stderr in TCP mode).
+func sameFailure(t *testing.T, stock, ours outcome, norm func(string) string) {
+	t.Helper()
+	assert.Equal(t, stock.exit, ours.exit, "exit code differs from the stock executor's failure\nstock: %s\norcrt: %s", stock, ours)
+	assert.Equal(t, stock.executorExit, ours.executorExit, "executor exit status differs from the stock executor's failure")
+	if stock.executorExit < 128 {
+		assert.Equal(t, norm(stock.stderr), norm(ours.stderr), "first stderr line differs from the stock executor's failure")
+		assert.Equal(t, norm(stock.executorErr), norm(ours.executorErr), "first line of the executor's stderr differs from the stock executor's failure")
+	}
+}
+
+// teardownTrouble reports whether o shows the controller's teardown race
+// (before LLVM 22): a disconnect reported by either side, or an executor
+// killed by a signal.
+func teardownTrouble(o outcome) bool {
+	return o.executorExit >= 128 || strings.Contains(o.stderr+o.executorErr, "FD-transport disconnected")
 }
 
 // firstLine is s up to its first newline.
@@ -464,4 +519,18 @@ func TestStockExecutorSanity(t *testing.T) {
 	if _, err := exec.LookPath("clang-22"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestNormalizeFailure: failures of the two executors compare equal when
+// they differ only in executor paths and names, process ids, addresses
+// and orcrt-executor's own diagnostics, and differ otherwise.
+func TestNormalizeFailure(t *testing.T) {
+	exes := []string{"/usr/lib/llvm-16/bin/llvm-jitlink-executor", "/tmp/e2e/orcrt-executor"}
+	stock := normalizeFailure("llvm-jitlink error: llvm-jitlink-executor pid 12 at 0x00005500deadbeef\nmore\n", exes...)
+	ours := normalizeFailure("orcrt-executor: SIGSEGV (segmentation fault) in native code\n"+
+		"llvm-jitlink error: /tmp/e2e/orcrt-executor pid 77 at 0x00007f00deadbeef\nother\n", exes...)
+	assert.Equal(t, "llvm-jitlink error: <executor> pid <pid> at 0x...", stock)
+	assert.Equal(t, stock, ours)
+	assert.NotEqual(t, stock, normalizeFailure("llvm-jitlink error: Symbols not found: [ f ]\n", exes...))
+	assert.Equal(t, "data [0x...]", normalizeFailure("data [0x000055889ac5d3d0]", exes...), "an address is not a [pid]")
 }

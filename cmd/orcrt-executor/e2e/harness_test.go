@@ -329,6 +329,11 @@ func runJITLinkTCP(t testing.TB, tc *toolchain, executor string, env []string, a
 		t.Fatalf("waiting for %s: %v", executor, waitErr)
 	}
 	o.executorOut, o.executorErr = exeOut.String(), exeErr.String()
+	// The executor is our child here, not in llvm-jitlink's group.
+	o.executorExit = exe.ProcessState.ExitCode()
+	if ws, ok := exe.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		o.executorExit = 128 + int(ws.Signal())
+	}
 	return o
 }
 
@@ -447,12 +452,28 @@ func waitListening(ctx context.Context, port int) error {
 }
 
 // normalize makes runs with different executors comparable: executor paths
-// become <executor>.
+// become <executor>, and process ids <pid>.
 func normalize(s string, executors ...string) string {
 	for _, e := range executors {
 		s = strings.ReplaceAll(s, e, "<executor>")
 	}
-	return s
+	return pidRef.ReplaceAllString(s, "${1}<pid>")
+}
+
+// pidRef is a process id as tools print one: "pid 123", "PID=123",
+// "[123]", "jit-123.dump".
+var pidRef = regexp.MustCompile(`((?i:pid)[ =:]*|\[|jit-)[0-9]+\b`)
+
+// normalizeFailure is what a failure is compared by: the first line of
+// the controller's stderr, with orcrt-executor's own one-line diagnostics
+// (which the stock executor does not print) left out, and the executors'
+// paths and names, process ids and addresses normalised.
+func normalizeFailure(stderr string, executors ...string) string {
+	s := normalize(dropExecutorDiagnostics(stderr), executors...)
+	for _, e := range executors {
+		s = strings.ReplaceAll(s, filepath.Base(e), "<executor>")
+	}
+	return firstLine(hexAddr.ReplaceAllString(s, "0x..."))
 }
 
 var (

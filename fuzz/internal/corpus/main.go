@@ -45,16 +45,27 @@ type targetInfo struct {
 	seeds     func() ([][]byte, error)
 }
 
+// shim is the directory of t's libFuzzer shim under t.dir: libfuzzer, or
+// llvmoracle for FuzzLLVM (whose shim links LLVM's C++ as the oracle).
+func (t targetInfo) shim() string {
+	if t.name == "FuzzLLVM" {
+		return "llvmoracle"
+	}
+	return "libfuzzer"
+}
+
 func spsSeeds() ([][]byte, error)  { return spsfuzz.Seeds("fuzz/spsfuzz") }
 func wireSeeds() ([][]byte, error) { return wirefuzz.Seeds(), nil }
 
-// targets: every target with a libFuzzer shim (dir/libfuzzer).
+// targets: every target with a libFuzzer shim (dir/libfuzzer, or
+// dir/llvmoracle: see shim).
 var targets = []targetInfo{
 	{"FuzzDecode", "fuzz/spsfuzz", spsSeeds},
 	{"FuzzRoundTrip", "fuzz/spsfuzz", spsSeeds},
 	{"FuzzDiff", "fuzz/spsfuzz", spsSeeds},
 	{"FuzzFrames", "fuzz/wirefuzz", wireSeeds},
 	{"FuzzReader", "fuzz/wirefuzz", wireSeeds},
+	{"FuzzLLVM", "fuzz/spsfuzz", spsSeeds},
 }
 
 func main() {
@@ -71,7 +82,7 @@ func usage() error {
 func run(args []string) error {
 	if len(args) == 1 && args[0] == "targets" {
 		for _, t := range targets {
-			fmt.Printf("%s ./%s/libfuzzer\n", t.name, t.dir)
+			fmt.Printf("%s ./%s/%s\n", t.name, t.dir, t.shim())
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 // Package libfuzzer runs a fuzz target's body (fuzz/internal/target)
 // under libFuzzer: it exports LLVMFuzzerTestOneInput, which runs the body
-// a shim registered (fuzz/spsfuzz/libfuzzer, fuzz/wirefuzz/libfuzzer) on
+// a shim registered (fuzz/spsfuzz/libfuzzer, fuzz/wirefuzz/libfuzzer, and
+// fuzz/spsfuzz/llvmoracle, whose FuzzLLVM links LLVM's C++) on
 // each input. A failed invariant or any panic of the body prints the
 // failure and its stack and aborts, so libFuzzer records a crash (a
 // panic in another goroutine aborts too: the traceback level is
