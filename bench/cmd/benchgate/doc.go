@@ -46,20 +46,14 @@
 //     when the baseline names a benchmark of a measured package that is
 //     no longer measured, unless the baseline's "reason:" changed. A
 //     baseline recorded by another Go version fails: re-record it.
-//   - exec entries: the same for a whole run of a command (a main
-//     package built with -trimpath), the median of five runs under
-//     cachegrind with its input at end of file; leading upper-case
-//     VAR=VALUE arguments are its environment.
+//   - exec entries: the same for a whole run of a command, the median
+//     of five, its input at end of file (bench/gate.txt).
 //   - the set itself: a change that drops an entry of the base's set must
 //     change the set's "reason:" line.
 //
 // A benchmark or package the base lacks is "new" and passes its base
-// comparison. -record-instr measures the working tree's instr entries
-// and writes -instr-baseline with -reason and the Go version;
-// -measure-instr writes them to OUT in the benchmark format (unit
-// instructions/op), which `make bench`'s verdict (bench/cmd/benchsum)
-// holds to the stored baseline.
-//
-// RATIONALE.md ("The regression gate") gives each figure's measured
-// noise and why the gate is built this way.
+// comparison. -record-instr writes the working tree's counts to
+// -instr-baseline with -reason and the Go version; -measure-instr writes
+// them to OUT (unit instructions/op) for `make bench`'s verdict.
+// RATIONALE.md ("The regression gate") says why the gate is built so.
 package main
