@@ -57,7 +57,7 @@ arm64-cpus: arm64-deps
 	@set -e; for cpu in $(ARM64_CPUS); do \
 	  echo "== QEMU_CPU=$$cpu"; \
 	  QEMU_CPU=$$cpu QEMU_LD_PREFIX=$(ARM64_ROOT) $(ARM64_ENV) \
-	    $(GO) test -exec $(ARM64_EXEC) -count=1 ./arch/... ./slab/ ./alloc/ ./rt/native/ ./service/entry/; \
+	    $(GO) test -exec $(ARM64_EXEC) -count=1 ./arch/... ./slab/ ./alloc/ ./native/ ./service/entry/; \
 	done
 
 arm64-bench-smoke: arm64-deps

@@ -33,7 +33,7 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // returning an SPSError. An action whose address is a Go wrapper function
 // registered on Session (the executor registers the EH-frame and
 // JITLoaderGDB actions that way) runs in Go, synchronously; every other
-// address is called natively through rt/native, in one Go→C transition.
+// address is called natively through native, in one Go→C transition.
 //
 // Every method runs the actions synchronously on the calling goroutine,
 // locked to its OS thread for the whole run (a Go wrapper returning later

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/rt/jitsyms"
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/native/codemap"
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -77,7 +77,7 @@ func TestActionsAtNonCode(t *testing.T) {
 	}
 }
 
-// TestReleaseForgetsJITNames: a release drops the names rt/jitsyms holds
+// TestReleaseForgetsJITNames: a release drops the names native/jitsyms holds
 // for the released code, so a crash report never names freed code.
 func TestReleaseForgetsJITNames(t *testing.T) {
 	e := newEnv(t, Config{})

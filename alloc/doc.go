@@ -21,7 +21,7 @@
 // Actions run synchronously on the calling goroutine, locked to its OS
 // thread for the whole request, under a keepalive token of the Session.
 // An address registered as a Go wrapper function runs in Go; any other is
-// called natively through rt/native once rt/codemap has confirmed that it
+// called natively through native once native/codemap has confirmed that it
 // is executable code. A result that is not an SPSError fails the action
 // with [MsgDeserializeActionResult]. Memory is unmapped only after every
 // action that might need it has returned.

@@ -18,8 +18,8 @@ import (
 
 	"github.com/orcgo/orcrt/internal/fuzzmin"
 	"github.com/orcgo/orcrt/internal/sysmem"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )

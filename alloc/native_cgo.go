@@ -5,8 +5,8 @@ package alloc
 import (
 	"errors"
 
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -7,7 +7,7 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/rt/jitsyms"
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )

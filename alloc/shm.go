@@ -13,8 +13,8 @@ import (
 
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -51,7 +51,7 @@ var syncCores struct {
 // SyncCores makes every thread of the process core-serialize before it
 // next runs user code (membarrier PRIVATE_EXPEDITED_SYNC_CORE, registered
 // once). Call it after [FlushICache] for threads that jump into new code
-// without rt/native. Without kernel support it returns an error wrapping
+// without native. Without kernel support it returns an error wrapping
 // [ErrNotSupported].
 func SyncCores() error {
 	syncCores.once.Do(func() {

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/keepalive"
-	"github.com/orcgo/orcrt/rt/native"
 )
 
 // Scalar is what a typed call passes in registers: integers of every

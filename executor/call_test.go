@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/native"
-	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/native"
 )
 
 // sigSource has a callee for every argument and result class.
@@ -54,7 +54,7 @@ func sigFuncs(t testing.TB) (*executor.Executor, func(string) executor.Func) {
 	ex, err := executor.New(executor.Options{})
 	require.NoError(t, err)
 	t.Cleanup(ex.Close)
-	h, err := native.Dlopen(svctest.BuildSharedObject(t, "orcrtsigs", sigSource), native.RTLD_NOW|native.RTLD_LOCAL)
+	h, err := native.Dlopen(cbuild.SharedObject(t, "orcrtsigs", sigSource), native.RTLD_NOW|native.RTLD_LOCAL)
 	require.NoError(t, err)
 	return ex, func(name string) executor.Func {
 		a, err := native.Dlsym(h, name)

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/service/ehframe"

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/cbuild"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -35,7 +36,7 @@ func loadJITLib(t testing.TB, s *session) func(name string) sps.Addr {
 // its symbols (each must exist).
 func loadLib(t testing.TB, s *session, name, src string) func(name string) sps.Addr {
 	t.Helper()
-	so := svctest.BuildSharedObject(t, name, src)
+	so := cbuild.SharedObject(t, name, src)
 	c := ctx(t)
 	h, err := wiretest.Call3(c, s.Controller, s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_open_wrapper"), sps.DylibManagerOpen,
 		s.MustSymbol("__llvm_orc_SimpleExecutorDylibManager_Instance"), so, 0)

@@ -7,9 +7,9 @@ import (
 	"fmt"
 
 	"github.com/orcgo/orcrt/alloc"
-	"github.com/orcgo/orcrt/rt/codemap"
+	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt/keepalive"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/keepalive"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -2,7 +2,7 @@
 
 package executor_test
 
-import "github.com/orcgo/orcrt/rt/native"
+import "github.com/orcgo/orcrt/native"
 
 // nativeCall calls a wrapper-ABI function of a library loaded in this
 // process directly.

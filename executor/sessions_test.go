@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/cbuild"
 	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -111,7 +112,7 @@ func sessionCount(t *testing.T) int {
 // mappings, /dev/shm objects, descriptors, goroutines and native threads
 // come back to where they were. The numbers are in the log.
 func TestManySessionsNoLeaks(t *testing.T) {
-	so := svctest.BuildSharedObject(t, "orcrtsessions", svctest.JITLibSource)
+	so := cbuild.SharedObject(t, "orcrtsessions", svctest.JITLibSource)
 	n := sessionCount(t)
 	const warmup = 100
 	for range warmup {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/cbuild"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -55,7 +56,7 @@ var soakEnds = [5]string{"eof", "killed", "hangup", "ctx-cancel", "close"}
 // admitted once denied, and nothing is left running (goleak at the end).
 // Bounded in time (soakDuration) and rounds; run it under -race.
 func TestSoak(t *testing.T) {
-	so := svctest.BuildSharedObject(t, "orcrtsoak", svctest.JITLibSource)
+	so := cbuild.SharedObject(t, "orcrtsoak", svctest.JITLibSource)
 	d := soakDuration(t)
 	var n soakCounts
 	deadline := time.Now().Add(d)

@@ -39,7 +39,7 @@ func TestControllerAccess_SynchronousCallControllerFailureRunsInline(t *testing.
 	s.Close()
 }
 
-// CAPICallControllerRoundTrip: the C entry point belongs to rt/native; the
+// CAPICallControllerRoundTrip: the C entry point belongs to native; the
 // Go form is the raw-bytes CallController round trip.
 func TestControllerAccess_CAPICallControllerRoundTrip(t *testing.T) {
 	s := NewSession(mockProcessInfo(), InlineRunner{}, noErrors(t))

@@ -3,6 +3,8 @@ package rt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/orcgo/orcrt/sps"
 )
 
 // Upstream's out-of-band error and error messages. They travel to and
@@ -19,9 +21,9 @@ const (
 	MsgDeserializeResult = "Could not deserialize result"
 	// MsgNoController completes a controller call made while no
 	// ControllerAccess is attached (before attach or after detach).
-	MsgNoController = "no controller attached"
+	MsgNoController = sps.MsgNoController
 	// MsgDisconnected completes a controller call failed by a disconnect.
-	MsgDisconnected = "disconnected"
+	MsgDisconnected = sps.MsgDisconnected
 	// MsgInvalidCallID is reported when a result names a call id that is
 	// not pending.
 	MsgInvalidCallID = "Invalid call id"
@@ -34,11 +36,11 @@ var (
 	// Session-managed work may start.
 	ErrKeepaliveDenied = errors.New("rt: keepalive denied: session is shutting down")
 	// ErrDisconnected matches an [OutOfBandError] whose message is
-	// [MsgDisconnected].
-	ErrDisconnected = errors.New("rt: " + MsgDisconnected)
+	// [MsgDisconnected] (it is [sps.ErrDisconnected]).
+	ErrDisconnected = sps.ErrDisconnected
 	// ErrNoController matches an [OutOfBandError] whose message is
-	// [MsgNoController].
-	ErrNoController = errors.New("rt: " + MsgNoController)
+	// [MsgNoController] (it is [sps.ErrNoController]).
+	ErrNoController = sps.ErrNoController
 )
 
 // KeepaliveDeniedError is returned when a keepalive token is refused
@@ -57,23 +59,9 @@ func (*KeepaliveDeniedError) Is(target error) bool { return target == ErrKeepali
 // without a package prefix, because it may have come from the other side.
 //
 // errors.Is(err, ErrDisconnected) and errors.Is(err, ErrNoController)
-// recognise the two transport failures.
-type OutOfBandError struct {
-	Msg string
-}
-
-func (e *OutOfBandError) Error() string { return e.Msg }
-
-// Is reports whether e is the out-of-band form of target.
-func (e *OutOfBandError) Is(target error) bool {
-	switch target {
-	case ErrDisconnected:
-		return e.Msg == MsgDisconnected
-	case ErrNoController:
-		return e.Msg == MsgNoController
-	}
-	return false
-}
+// recognise the two transport failures. It is [sps.OutOfBandError], which
+// package native returns too.
+type OutOfBandError = sps.OutOfBandError
 
 // DecodeResultError is the caller-side failure to decode result bytes.
 // Error returns [MsgDeserializeResult] exactly; Unwrap gives the codec's

@@ -24,7 +24,7 @@ func TestWrapperFunctionBuffer_DefaultWrapperFunctionBuffer(t *testing.T) {
 	assert.True(t, EmptyResult().Empty())
 }
 
-// FromCStruct: adopting a C struct is rt/native's job; the Go analogue is
+// FromCStruct: adopting a C struct is native's job; the Go analogue is
 // ResultBytes adopting a slice without copying.
 func TestWrapperFunctionBuffer_WrapperFunctionBufferFromCStruct(t *testing.T) {
 	b := []byte("adopted\x00")

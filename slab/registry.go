@@ -7,7 +7,7 @@ import (
 )
 
 // The registry of live slabs answers "is this address executable JIT'd
-// memory?" for the whole process (rt/codemap). Readers load an immutable
+// memory?" for the whole process (native/codemap). Readers load an immutable
 // snapshot; New and Close replace it under a mutex, Close before it
 // unmaps the arena.
 var registry struct {

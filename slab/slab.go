@@ -62,7 +62,7 @@ type Config struct {
 	Name string
 	// SyncCores makes every transition that adds execute also run
 	// arch.SyncCores, for hosts whose threads jump into new code without
-	// rt/native; New fails if the kernel lacks it.
+	// native; New fails if the kernel lacks it.
 	SyncCores bool
 }
 

@@ -16,14 +16,14 @@
 // plain Go, tested on every host with values captured from real cores.
 // After FlushICache returns no core's instruction cache holds a stale line
 // for the range, but a core must still pass a context-synchronization
-// event (an ISB, a system call) before running the new code: rt/native
+// event (an ISB, a system call) before running the new code: native
 // executes an ISB before every call into JIT'd code (RATIONALE.md,
 // "arch/arm64", also says what emulation cannot test).
 //
 // On real arm64 hardware run, at least:
 //
-//	go test -run 'TestRewriteSameBlock|TestPackedBlocks' -count=1 ./rt/native/
-//	go test -count=1 ./arch/... ./slab/ ./alloc/ ./rt/native/ ./service/entry/
+//	go test -run 'TestRewriteSameBlock|TestPackedBlocks' -count=1 ./native/
+//	go test -count=1 ./arch/... ./slab/ ./alloc/ ./native/ ./service/entry/
 //	go test -race -count=1 ./...
 //
 // Concurrency: all functions are safe for concurrent use.

@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/slab"
 )
 

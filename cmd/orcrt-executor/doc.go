@@ -26,7 +26,7 @@
 // errors print the stock error line, then orcrt-executor's usage, and
 // exit 1; a fatal protocol error prints "<argv0>: <message>" and exits 1;
 // a session that ends normally exits 0. A fatal signal in JIT'd code kills the process by
-// that signal, as in the stock executor (package rt/fatalsig).
+// that signal, as in the stock executor (package native/fatalsig).
 //
 // Once the controller has gone, calls still running in JIT'd code are
 // waited for at most ORCRT_DRAIN_TIMEOUT (a Go duration, default 10s; 0

@@ -12,9 +12,9 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/native/fatalsig"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
-	"github.com/orcgo/orcrt/rt/fatalsig"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/service/gdbjit"
 )

@@ -19,9 +19,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/native/fatalsig"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
-	"github.com/orcgo/orcrt/rt/fatalsig"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 )
 

@@ -35,7 +35,7 @@ import (
 	"unsafe"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/jitsyms"
+	"github.com/orcgo/orcrt/native/jitsyms"
 )
 
 var done = make(chan struct{}) // closed when the host is done with filter

@@ -31,7 +31,7 @@
 // of empty EH-frame sections, libc's abs and getpid, or addresses the
 // code guard refuses. FuzzWrappers and FuzzExecutor leave these out: code
 // addresses in their inputs are moved to non-canonical addresses unless
-// below 0x10000 or a placeholder, so they reach rt/codemap, which must
+// below 0x10000 or a placeholder, so they reach native/codemap, which must
 // refuse them.
 //
 // Placeholders: any 8 payload bytes that read, little-endian, as

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/orcgo/orcrt/fuzz/internal/seedgen/capture"
-	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -36,10 +35,7 @@ func TestGenerateRealSessionSeeds(t *testing.T) {
 	}
 	var seeds []capture.Seed
 	for _, s := range sessions {
-		d, err := dialect.ForRelease(s.Release)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := s.Dialect
 		stream, dropped := placeholderStream(s, seedWorldFor(t, d))
 		if dropped > 0 {
 			t.Logf("%s: %d calls dropped (addresses outside the harness's reservations)", s.Name, dropped)

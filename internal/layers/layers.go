@@ -4,15 +4,40 @@ package layers
 // of equal rank are one layer. README.md draws the same table.
 var Rank = map[string]int{
 	"internal": 0, // system calls and test plumbing
-	"sps":      1, // the SPS codec
+	"sps":      1, // the SPS codec, the out-of-band error
 	"arch":     1, // page size, instruction-cache maintenance
 	"slab":     2, // executable memory
-	"rt":       3, // Session, keepalive, native calls, wire protocol, dialects
-	"service":  4, // bootstrap services other than memory
-	"alloc":    5, // memory manager, allocation actions, shared memory
-	"executor": 6, // the composition root Go hosts use
-	"cmd":      7,
-	"examples": 7,
-	"fuzz":     7,
-	"bench":    7,
+	"native":   3, // cgo: native calls, code map, fatal signals, JIT'd names, host CPU
+	"rt":       4, // Session, keepalive, wire protocol, dialects
+	"service":  5, // bootstrap services other than memory
+	"alloc":    6, // memory manager, allocation actions, shared memory
+	"executor": 7, // the composition root Go hosts use
+	"cmd":      8,
+	"examples": 8,
+	"fuzz":     8,
+	"bench":    8,
+}
+
+// InnerRank ranks the packages inside a top folder, bottom (0) to top,
+// by import path below the module; every package of a folder listed here
+// must have a rank. Inside the folder the top level's rule holds: a
+// package imports only packages of its own inner rank or a lower one.
+// README.md's table lists them in this order.
+var InnerRank = map[string]map[string]int{
+	"native": {
+		"native":                            0, // calls into C, dlopen, malloc
+		"native/jitsyms":                    0, // JIT'd function names for the signal handler
+		"native/hostcpu":                    0, // the host CPU's features, for tests
+		"native/codemap":                    1, // is this address code? (calls through native)
+		"native/fatalsig":                   1, // fatal signals (names code with jitsyms)
+		"native/fatalsig/internal/crashers": 1, // fatalsig's test crashers
+	},
+	"rt": {
+		"rt/keepalive":             0, // the keepalive group
+		"rt/dialect":               0, // what differs between LLVM releases
+		"rt":                       1, // the Session core
+		"rt/simpleremote":          2, // the wire protocol and transports
+		"rt/simpleremote/wiretest": 2, // its test controller (simpleremote's tests use it)
+		"rt/svctest":               3, // a Session on a loopback, for service tests
+	},
 }

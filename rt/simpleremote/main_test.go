@@ -15,8 +15,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/native/hostcpu"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/hostcpu"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )

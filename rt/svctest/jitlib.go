@@ -5,7 +5,8 @@ package svctest
 import (
 	"testing"
 
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/native"
 )
 
 // JITLibSource is C code standing in for JIT'd code in tests: wrapper
@@ -151,7 +152,7 @@ int orcrt_test_seven(void) { return 7; }
 // lookup function for its symbols (which fails t for a missing name).
 func JITLib(t testing.TB) func(name string) uintptr {
 	t.Helper()
-	so := BuildSharedObject(t, "orcrtjittest", JITLibSource)
+	so := cbuild.SharedObject(t, "orcrtjittest", JITLibSource)
 	h, err := native.Dlopen(so, native.RTLD_NOW|native.RTLD_LOCAL)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -19,7 +19,7 @@ import (
 // miss waiting for a rebuild — while its data is not code.
 func TestOpenRefreshesCodeMap(t *testing.T) {
 	src, answer, data := testLib()
-	so := svctest.BuildSharedObject(t, "orcrtdylibcodemap", src)
+	so := cbuild.SharedObject(t, "orcrtdylibcodemap", src)
 	m := dylib.New()
 	hnd, err := m.Open(so, 0)
 	require.NoError(t, err)

@@ -1,7 +1,7 @@
 package dylib
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../rt/native
+#cgo CFLAGS: -I${SRCDIR}/../../native
 #cgo LDFLAGS: -ldl
 #cgo noescape orcrt_dylib_open
 #cgo nocallback orcrt_dylib_open
@@ -20,8 +20,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )

@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/sps"
@@ -153,7 +154,7 @@ func TestWireErrors(t *testing.T) {
 
 func TestOpenSharedObject(t *testing.T) {
 	src, answer, data := testLib()
-	so := svctest.BuildSharedObject(t, "orcrtdylibtest", src)
+	so := cbuild.SharedObject(t, "orcrtdylibtest", src)
 	m := dylib.New()
 	hnd, err := m.Open(so, 0)
 	require.NoError(t, err)
@@ -295,7 +296,7 @@ func BenchmarkResolve(b *testing.B) {
 // there; the lookups of older dialects see them too.
 func TestProcessSymbols(t *testing.T) {
 	src, answer, _ := testLib()
-	so := svctest.BuildSharedObject(t, "orcrtdylibproc", src)
+	so := cbuild.SharedObject(t, "orcrtdylibproc", src)
 	m := dylib.New()
 	require.NoError(t, m.AddProcessSymbol("orcrt_host_fn", 0x1234))
 	require.NoError(t, m.AddProcessSymbol("printf", 0x5678))

@@ -1,7 +1,7 @@
 package ehframe
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../rt/native
+#cgo CFLAGS: -I${SRCDIR}/../../native
 #cgo LDFLAGS: -ldl
 #cgo noescape orcrt_ehframe_init
 #cgo nocallback orcrt_ehframe_init

@@ -12,7 +12,7 @@ import (
 
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/slab"

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 

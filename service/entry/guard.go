@@ -5,8 +5,8 @@ package entry
 import (
 	"fmt"
 
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/codemap"
 	"github.com/orcgo/orcrt/sps"
 )
 

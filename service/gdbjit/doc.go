@@ -10,7 +10,7 @@
 // removed (LLVM 22 has no deregistration action). An inverted range is
 // refused; any other address is accepted, as by the stock executor. A
 // readable debug object's function symbols ([FuncSymbols], parsed as
-// hostile input) are also given to rt/jitsyms, which names JIT'd code in
+// hostile input) are also given to native/jitsyms, which names JIT'd code in
 // crash reports and profiles.
 //
 // A process has exactly one __jit_debug_descriptor, so the state is

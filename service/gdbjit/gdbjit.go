@@ -14,8 +14,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/jitsyms"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -62,7 +62,7 @@ func Register(r sps.AddrRange, autoRegister bool) (uintptr, error) {
 // maxDebugObject bounds the debug objects read for their symbols.
 const maxDebugObject = 1 << 30
 
-// nameFunctions tells rt/jitsyms the debug object's functions, for the
+// nameFunctions tells native/jitsyms the debug object's functions, for the
 // executor's crash reports and profiles. A debug object that cannot be
 // read or parsed names nothing; its registration stands, as debuggers
 // read it themselves.

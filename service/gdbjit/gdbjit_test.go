@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/gdbjit"
 	"github.com/orcgo/orcrt/sps"

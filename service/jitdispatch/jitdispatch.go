@@ -5,8 +5,8 @@ package jitdispatch
 import (
 	"fmt"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/sps"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/service/jitdispatch"

@@ -13,7 +13,7 @@
 // appends the batch's debug-info, unwinding and code-load records; a
 // code-load record carries a copy of the function's code. Every code
 // load is also appended to perf's symbol map /tmp/perf-PID.map, for
-// tools that read only that, and named in rt/jitsyms, for the executor's
+// tools that read only that, and named in native/jitsyms, for the executor's
 // own crash reports. End writes the close record and closes the
 // file; so does the end of the Session that started it.
 //

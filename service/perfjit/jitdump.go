@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/orcgo/orcrt/rt/jitsyms"
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/service/memaccess"
 	"github.com/orcgo/orcrt/sps"
 )

@@ -6,12 +6,13 @@
 //
 //	go run ./fuzz/internal/seedgen [-keep] [-captures DIR [-dump]]
 //
-// For each installed release of 22, 19 and 14 (/usr/lib/llvm-N/bin) it
-// compiles small C (and, for 22, C++) programs with that release's clang
-// and runs them with llvm-jitlink -oop-executor=SEEDGEN, which makes
-// seedgen a proxy (SEEDGEN_PROXY_OUT set) that starts the stock executor
-// on its own pipes and records both directions. From the recordings it
-// writes, replacing its earlier files (llvmN-SESSION-NNNN):
+// For each installed release of 22, 19 and 14 (/usr/lib/llvm-N/bin),
+// the first release of each of rt/dialect's dialects, it compiles small
+// C (and, for 22, C++) programs with that release's clang and runs them
+// with llvm-jitlink -oop-executor=SEEDGEN, which makes seedgen a proxy
+// (SEEDGEN_PROXY_OUT set) that starts the stock executor on its own
+// pipes and records both directions. From the recordings it writes,
+// replacing its earlier files (llvmN-SESSION-NNNN):
 //
 //   - fuzz/wirefuzz: FuzzFrames and FuzzReader, the controller stream
 //     behind the mode bytes 0x05 and 0x80;
@@ -37,9 +38,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/orcgo/orcrt/fuzz/internal/seedgen/capture"
+	"github.com/orcgo/orcrt/rt/dialect"
 )
 
 // Environment of the proxy mode.
@@ -48,8 +51,15 @@ const (
 	envExecutor = "SEEDGEN_EXECUTOR"  // the stock executor to start
 )
 
-// releases are the LLVM releases recorded, one per dialect, newest first.
-var releases = []int{22, 19, 14}
+// releases are the LLVM releases recorded: the first release of each
+// dialect, newest first (22, 19, 14).
+func releases() []int {
+	var rs []int
+	for _, d := range slices.Backward(dialect.All) {
+		rs = append(rs, d.Releases[0])
+	}
+	return rs
+}
 
 func main() {
 	if out := os.Getenv(envProxyOut); out != "" {
@@ -158,7 +168,7 @@ func recordAll(dir string) error {
 	}
 	defer os.RemoveAll(src)
 	recorded := 0
-	for _, r := range releases {
+	for _, r := range releases() {
 		bin := fmt.Sprintf("/usr/lib/llvm-%d/bin", r)
 		missing := ""
 		for _, tool := range []string{"clang", "clang++", "llvm-jitlink", "llvm-jitlink-executor"} {

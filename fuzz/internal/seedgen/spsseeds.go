@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/orcgo/orcrt/fuzz/internal/seedgen/capture"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -76,11 +77,11 @@ var argShapes = map[string][]use{
 
 // gdbWrapperUse: 19's wrapper takes (range, bool), 14-16's the range
 // alone.
-func gdbWrapperUse(release int) use {
-	if release >= 19 {
-		return use{"args/gdb", 0}
+func gdbWrapperUse(d *dialect.Dialect) use {
+	if d == dialect.LLVM14 {
+		return use{"args/ehframe", 0}
 	}
-	return use{"args/ehframe", 0}
+	return use{"args/gdb", 0}
 }
 
 // retShapes maps a bootstrap function to the shape of its result, where
@@ -132,20 +133,40 @@ func shapeIndexes() (map[string]int, error) {
 		return nil, err
 	}
 	var list *ast.CompositeLit
+	vars := map[string]ast.Expr{} // single-value var declarations, by name
 	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == "shapes" && len(vs.Values) == 1 {
-			list, _ = vs.Values[0].(*ast.CompositeLit)
+		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && len(vs.Values) == 1 {
+			vars[vs.Names[0].Name] = vs.Values[0]
+			if vs.Names[0].Name == "shapes" {
+				list, _ = vs.Values[0].(*ast.CompositeLit)
+			}
 		}
-		return list == nil
+		return true
 	})
 	if list == nil {
 		return nil, fmt.Errorf("%s: no shapes list", shapesFile)
 	}
 	idx := map[string]int{}
 	for i, e := range list.Elts {
+		if id, ok := e.(*ast.Ident); ok && vars[id.Name] != nil { // a shape declared apart
+			e = vars[id.Name]
+		}
 		var lit ast.Expr
 		switch e := e.(type) {
 		case *ast.CallExpr: // codecShape("name", ...), argsN("name", ...)
+			// A method chain (codecShape(...).seeded(...)): the
+			// constructor is the innermost call.
+			for {
+				sel, ok := e.Fun.(*ast.SelectorExpr)
+				if !ok {
+					break
+				}
+				inner, ok := sel.X.(*ast.CallExpr)
+				if !ok {
+					break
+				}
+				e = inner
+			}
 			if len(e.Args) > 0 {
 				lit = e.Args[0]
 			}
@@ -201,7 +222,7 @@ func writeSPSSeeds(sessions []*capture.Session, rels []int) error {
 	addArgs := func(s *capture.Session, name string, payload []byte) {
 		uses := argShapes[name]
 		if name == capture.GDBWrapper {
-			uses = []use{gdbWrapperUse(s.Release)}
+			uses = []use{gdbWrapperUse(s.Dialect)}
 		}
 		for _, u := range uses {
 			if len(payload) >= u.skip {
@@ -211,7 +232,7 @@ func writeSPSSeeds(sessions []*capture.Session, rels []int) error {
 	}
 	unnamed := 0
 	for _, s := range sessions {
-		if s.Release >= 19 {
+		if s.Dialect.SetupBootstrapMap {
 			add(s, "setup", s.SetupRaw) // 14-16's Setup has another layout
 		}
 		add(s, "map-entries", s.SetupRaw[symbolsOffset(s):])
@@ -248,10 +269,10 @@ func writeSPSSeeds(sessions []*capture.Session, rels []int) error {
 }
 
 // symbolsOffset is where Setup's symbol list starts: after the triple,
-// the page size and (19 and later) the bootstrap map.
+// the page size and (where the dialect has one) the bootstrap map.
 func symbolsOffset(s *capture.Session) int {
 	off := 8 + len(s.Setup.Triple) + 8
-	if s.Release >= 19 {
+	if s.Dialect.SetupBootstrapMap {
 		off += 8
 		for _, v := range s.Setup.Values {
 			off += 8 + len(v.Name) + 8 + len(v.Value)

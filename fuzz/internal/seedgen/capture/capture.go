@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -79,8 +80,9 @@ type Reservation struct {
 
 // Session is one recorded session.
 type Session struct {
-	Name     string // llvmN-PROGRAM
-	Release  int    // N
+	Name     string           // llvmN-PROGRAM
+	Release  int              // N
+	Dialect  *dialect.Dialect // the dialect release N speaks
 	C2E, E2C []byte
 	Setup    sps.SetupInfo
 	SetupRaw []byte // the Setup payload
@@ -125,7 +127,11 @@ func Parse(name string, c2e, e2c []byte) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture: %q does not start with llvmN-", name)
 	}
-	s := &Session{Name: name, Release: release, C2E: c2e, E2C: e2c, Names: map[sps.Addr]string{}}
+	d, err := dialect.ForRelease(release)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %s: %w", name, err)
+	}
+	s := &Session{Name: name, Release: release, Dialect: d, C2E: c2e, E2C: e2c, Names: map[sps.Addr]string{}}
 	out, err := Frames(e2c)
 	if err != nil {
 		return nil, fmt.Errorf("executor stream: %w", err)
@@ -138,11 +144,7 @@ func Parse(name string, c2e, e2c []byte) (*Session, error) {
 		return nil, errors.New("capture: the executor's stream does not start with Setup")
 	}
 	s.SetupRaw = out[0].Payload
-	codec := sps.SetupInfoCodec
-	if release < 19 {
-		codec = sps.SetupInfoNoMapCodec // LLVM 14-16's layout
-	}
-	if s.Setup, err = sps.Unmarshal(codec, s.SetupRaw); err != nil {
+	if s.Setup, err = sps.Unmarshal(d.SetupCodec(), s.SetupRaw); err != nil {
 		return nil, fmt.Errorf("capture: Setup: %w", err)
 	}
 	for _, b := range s.Setup.Symbols {
@@ -198,7 +200,7 @@ func (s *Session) learn(c Call) {
 			}
 		}
 	case Lookup:
-		if s.Release >= 19 {
+		if s.Dialect.Lookup != dialect.LookupAddrs {
 			_, _, set, err := sps.DylibManagerLookupDefs.DecodeArgs(c.Payload)
 			r, rerr := sps.DylibManagerLookupDefs.DecodeResult(c.Result)
 			if err == nil && rerr == nil && r.Err == nil && len(r.Value) == len(set) {

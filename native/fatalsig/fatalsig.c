@@ -61,7 +61,7 @@ void orcrt_fatalsig_die(int sig) {
 }
 
 // orcrt_put_sym appends sep and "name+0xoff" if pc is in a named JIT'd
-// function (rt/jitsyms), and reports whether it was.
+// function (native/jitsyms), and reports whether it was.
 static int orcrt_put_sym(char *b, size_t *n, size_t cap, const char *sep, uintptr_t pc) {
 	uintptr_t start = 0;
 	const char *name = orcrt_jitsyms_find(pc, &start);

@@ -14,10 +14,10 @@
 // the write fails with EPIPE and the session ends in order. The handler
 // writes one line starting with "orcrt-executor: " to stderr (the signal,
 // the faulting address and, on Linux, the faulting instruction's address
-// as ", pc 0x...", then, when rt/jitsyms names it, " in f+0x.., called
+// as ", pc 0x...", then, when native/jitsyms names it, " in f+0x.., called
 // from g+0x.., ..."), restores the
 // default action and re-raises; nothing is flushed. RATIONALE.md
-// ("rt/fatalsig") explains the design.
+// ("native/fatalsig") explains the design.
 //
 // Signal dispositions are per process: only executables should link this
 // package. Install is idempotent and safe for concurrent use.

@@ -1,7 +1,7 @@
 // orcrt_copy_err copies the C string e (a dlerror() text, or NULL) into
 // err[errcap], truncated and NUL-terminated. Shared by every cgo package
 // of orcrt that reports dynamic-linker errors (#include "errcopy.h" with
-// -I to rt/native).
+// -I to native).
 #ifndef ORCRT_ERRCOPY_H
 #define ORCRT_ERRCOPY_H
 

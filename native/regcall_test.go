@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/rt/native"
-	"github.com/orcgo/orcrt/rt/svctest"
+	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/native"
 )
 
 // regtestSource has a callee for every argument and result class.
@@ -51,7 +51,7 @@ int32_t neg(int32_t x) { return -x; }
 
 func regtestLib(tb testing.TB) func(string) uintptr {
 	tb.Helper()
-	h, err := native.Dlopen(svctest.BuildSharedObject(tb, "orcrtregtest", regtestSource), native.RTLD_NOW|native.RTLD_LOCAL)
+	h, err := native.Dlopen(cbuild.SharedObject(tb, "orcrtregtest", regtestSource), native.RTLD_NOW|native.RTLD_LOCAL)
 	require.NoError(tb, err)
 	return func(name string) uintptr {
 		tb.Helper()

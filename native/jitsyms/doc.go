@@ -1,6 +1,6 @@
 // Package jitsyms is the executor's map from JIT'd code addresses to
 // function names, kept for code that must name JIT'd code without the
-// controller: the fatal-signal report (rt/fatalsig) and anything else
+// controller: the fatal-signal report (native/fatalsig) and anything else
 // asking "which JIT'd function is at this address" ([Lookup]).
 //
 // Names come from what the executor is told: perf support's code-load

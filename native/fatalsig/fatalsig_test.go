@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/internal/crossexec"
-	"github.com/orcgo/orcrt/rt/fatalsig"
-	"github.com/orcgo/orcrt/rt/fatalsig/internal/crashers"
+	"github.com/orcgo/orcrt/native/fatalsig"
+	"github.com/orcgo/orcrt/native/fatalsig/internal/crashers"
 )
 
 const envCase = "ORCRT_FATALSIG_CASE"

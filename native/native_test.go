@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
 	"os"
 	"os/exec"
 	"runtime"
@@ -222,7 +222,7 @@ func TestCallWrapperResults(t *testing.T) {
 		msg, err := MallocCopy([]byte("Could not deserialize arguments for wrapper function call\x00"))
 		require.NoError(t, err)
 		got, err := CallWrapper(echo, words(uint64(msg), 0), make([]byte, 0, dstCap))
-		var oob *rt.OutOfBandError
+		var oob *sps.OutOfBandError
 		require.ErrorAs(t, err, &oob, "cap=%d", dstCap)
 		assert.Equal(t, "Could not deserialize arguments for wrapper function call", oob.Msg)
 		assert.Empty(t, got)
@@ -231,7 +231,7 @@ func TestCallWrapperResults(t *testing.T) {
 	msg, err := MallocCopy([]byte{0})
 	require.NoError(t, err)
 	_, err = CallWrapper(echo, words(uint64(msg), 0), nil)
-	var oob *rt.OutOfBandError
+	var oob *sps.OutOfBandError
 	require.ErrorAs(t, err, &oob)
 	assert.Equal(t, "", oob.Msg)
 
@@ -431,7 +431,7 @@ func TestDispatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []byte("no args"), got)
 	_, err = dispatchCall(t, fn, ctx, 1, []byte("oob"))
-	var oob *rt.OutOfBandError
+	var oob *sps.OutOfBandError
 	require.ErrorAs(t, err, &oob)
 	assert.Equal(t, "No function registered for tag 0x1234", oob.Msg)
 	_, err = dispatchCall(t, fn, ctx, 1, []byte("panic"))
@@ -593,8 +593,8 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 func TestOOBErrorIsPlainMessage(t *testing.T) {
-	var err error = &rt.OutOfBandError{Msg: "disconnecting"}
+	var err error = &sps.OutOfBandError{Msg: "disconnecting"}
 	assert.Equal(t, "disconnecting", err.Error())
-	var oob *rt.OutOfBandError
+	var oob *sps.OutOfBandError
 	assert.True(t, errors.As(fmt.Errorf("wrapped: %w", err), &oob))
 }

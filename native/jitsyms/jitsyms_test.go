@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/orcgo/orcrt/rt/jitsyms"
+	"github.com/orcgo/orcrt/native/jitsyms"
 )
 
 // The table is process-global: the tests use disjoint address ranges.

@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
 )
 
 // dlopen mode flags.
@@ -48,7 +48,7 @@ var ErrNilFunction = errors.New("native: call of function address 0")
 // at address fn with args, and appends the result bytes to dst: bytes are
 // appended (a malloc'd result buffer is freed); an empty result returns
 // dst unchanged; an out-of-band error returns dst unchanged and an
-// *[rt.OutOfBandError] (its buffer freed). args must not be retained by
+// *[sps.OutOfBandError] (its buffer freed). args must not be retained by
 // the callee past its return; empty args pass a non-NULL pointer.
 // CallWrapper may write anywhere in dst[len(dst):cap(dst)].
 //
@@ -116,11 +116,11 @@ func wrapperResultDst(r uint64, dst, spare []byte) ([]byte, error) {
 	p := ptr(uintptr(binary.NativeEndian.Uint64(spare[:8])))
 	switch {
 	case r&resPtr == 0: // the message is in spare
-		return dst, &rt.OutOfBandError{Msg: string(spare[:r&^resOOB])}
+		return dst, &sps.OutOfBandError{Msg: string(spare[:r&^resOOB])}
 	case r == resOOB|resPtr:
 		msg := C.GoString((*C.char)(p))
 		C.free(p)
-		return dst, &rt.OutOfBandError{Msg: msg}
+		return dst, &sps.OutOfBandError{Msg: msg}
 	case r&resOOB != 0:
 		return dst, errors.New("native: wrapper function returned an impossible result size")
 	}
@@ -143,13 +143,13 @@ func wrapperResultSlow(r C.orcrt_CWrapperFunctionBuffer, dst, spare []byte) ([]b
 	case size&copied != 0:
 		return dst[:len(dst)+int(size&^copied)], nil
 	case size&oobCopied != 0:
-		return dst, &rt.OutOfBandError{Msg: string(spare[:size&^oobCopied])}
+		return dst, &sps.OutOfBandError{Msg: string(spare[:size&^oobCopied])}
 	case size == 0 && p == nil:
 		return dst, nil
 	case size == 0:
 		msg := C.GoString((*C.char)(p))
 		C.free(p)
-		return dst, &rt.OutOfBandError{Msg: msg}
+		return dst, &sps.OutOfBandError{Msg: msg}
 	}
 	// Large and not copied: dst was too small.
 	if p == nil {

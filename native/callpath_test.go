@@ -5,7 +5,7 @@ package native
 import (
 	"bytes"
 	"fmt"
-	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/sps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,7 +63,7 @@ func TestCallWrapperResultPaths(t *testing.T) {
 				dst := append(make([]byte, 0, 3+spare), "pre"...)
 				got, err := CallWrapper(echo, tc.args(t), dst)
 				if tc.want.isOO {
-					var oob *rt.OutOfBandError
+					var oob *sps.OutOfBandError
 					require.ErrorAs(t, err, &oob)
 					assert.Equal(t, tc.want.oob, oob.Msg)
 					assert.Equal(t, "pre", string(got))

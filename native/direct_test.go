@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
 )
 
 func TestCallInts4(t *testing.T) {

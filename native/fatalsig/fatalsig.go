@@ -12,7 +12,7 @@ import (
 	"sync"
 	"syscall"
 
-	_ "github.com/orcgo/orcrt/rt/jitsyms" // the C reader the handler names JIT'd code with
+	_ "github.com/orcgo/orcrt/native/jitsyms" // the C reader the handler names JIT'd code with
 )
 
 var (

@@ -18,8 +18,8 @@ import (
 
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/rt/codemap"
-	"github.com/orcgo/orcrt/rt/native"
+	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/slab"
 )
 

@@ -18,7 +18,7 @@
 // Arguments are Go memory lent for the duration of the call; they must not
 // live on the goroutine stack, which may move while JIT'd code calls back
 // into Go — except the frames of the CallInts4/CallRegs4 calls, which may
-// (RATIONALE.md, "rt/native"). On arm64 every call into JIT'd code and every return from
+// (RATIONALE.md, "native"). On arm64 every call into JIT'd code and every return from
 // jit-dispatch executes an ISB first (package arch/arm64).
 //
 // The C function __llvm_orc_SimpleRemoteEPC_dispatch_fn ([DispatchFnAddr])

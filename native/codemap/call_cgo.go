@@ -2,7 +2,7 @@
 
 package codemap
 
-import "github.com/orcgo/orcrt/rt/native"
+import "github.com/orcgo/orcrt/native"
 
 // CallWrapper is the one way orcrt calls a wrapper function at an address
 // it was given (a controller's call of JIT'd code, an allocation action):
