@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/sps"
@@ -25,12 +25,12 @@ import (
 func TestActionsAtNonCode(t *testing.T) {
 	e, c := newCodeEnv(t)
 	l := newLog(t, 16)
-	cmem := native.Malloc(64)
-	defer native.Free(cmem)
+	cbuf := cmem.Malloc(64)
+	defer cmem.Free(cbuf)
 	data := e.rwBlock(4096)
 	for name, fn := range map[string]sps.Addr{
 		"Go heap":       sps.Addr(uintptr(unsafe.Pointer(new([64]byte)))),
-		"C heap":        sps.Addr(cmem),
+		"C heap":        sps.Addr(cbuf),
 		"JIT'd RW page": data,
 		"non-canonical": 0xbad0_0000_0000_1000,
 	} {
@@ -86,7 +86,7 @@ func TestReleaseForgetsJITNames(t *testing.T) {
 		Segments: []sps.SegFinalizeRequest{seg(sps.Read|sps.Exec, base, 4096, []byte{0xc3})},
 	})
 	require.NoError(t, err)
-	jitsyms.Add(uint64(base), 1, "ret")
+	jitsyms.AddAll([]jitsyms.Sym{{Start: uint64(base), End: uint64(base) + 1, Name: "ret"}})
 	_, ok := jitsyms.Lookup(uint64(base))
 	require.True(t, ok)
 	require.NoError(t, e.mm.Release([]sps.Addr{base}))

@@ -5,6 +5,7 @@ package alloc
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"os"
 	"path/filepath"
@@ -239,9 +240,9 @@ type cLog struct {
 }
 
 func newLog(t testing.TB, n int) *cLog {
-	l := &cLog{p: native.Malloc(uintptr(8 * (n + 1))), n: n}
+	l := &cLog{p: cmem.Malloc(uintptr(8 * (n + 1))), n: n}
 	clear(sysmem.View(l.p, uintptr(8*(n+1))))
-	t.Cleanup(func() { native.Free(l.p) })
+	t.Cleanup(func() { cmem.Free(l.p) })
 	return l
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 )
 
@@ -91,8 +92,8 @@ func TestTypedCalls(t *testing.T) {
 
 func TestTypedVoidAndPointers(t *testing.T) {
 	_, fn := sigFuncs(t)
-	p := native.Malloc(8)
-	defer native.Free(p)
+	p := cmem.Malloc(8)
+	defer cmem.Free(p)
 	store := executor.Typed2[executor.Void, unsafe.Pointer, int64](fn("store"))
 	_, err := store.Call(cptr(p), -77)
 	require.NoError(t, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/rt/svctest"
 )
 
@@ -119,14 +119,14 @@ func BenchmarkFunc(b *testing.B) {
 	})
 	b.Run("call=floor-empty-cgo", func(b *testing.B) {
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 	b.Run("call=floor-empty-cgo-keepalive", func(b *testing.B) {
 		s := ex.Session()
 		for b.Loop() {
 			tok, _ := s.AcquireKeepalive()
-			native.CallEmpty()
+			cmem.CallEmpty()
 			tok.Release()
 		}
 	})
@@ -145,7 +145,7 @@ func BenchmarkFuncRatio(b *testing.B) {
 	floor := func() {
 		for range block {
 			tok, _ := s.AcquireKeepalive()
-			native.CallEmpty()
+			cmem.CallEmpty()
 			tok.Release()
 		}
 	}

@@ -5,6 +5,7 @@ package native
 import (
 	"bytes"
 	"fmt"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/sps"
 	"testing"
 
@@ -34,17 +35,17 @@ func TestCallWrapperResultPaths(t *testing.T) {
 	}{
 		{"empty", func(*testing.T) []byte { return words(0, 0) }, want{}},
 		{"large", func(t *testing.T) []byte {
-			p, err := MallocCopy(large)
+			p, err := cmem.MallocCopy(large)
 			require.NoError(t, err)
 			return words(uint64(p), uint64(len(large)))
 		}, want{data: large}},
 		{"oob", func(t *testing.T) []byte {
-			p, err := MallocCopy([]byte(msg + "\x00"))
+			p, err := cmem.MallocCopy([]byte(msg + "\x00"))
 			require.NoError(t, err)
 			return words(uint64(p), 0)
 		}, want{oob: msg, isOO: true}},
 		{"oob-empty-message", func(t *testing.T) []byte {
-			p, err := MallocCopy([]byte{0})
+			p, err := cmem.MallocCopy([]byte{0})
 			require.NoError(t, err)
 			return words(uint64(p), 0)
 		}, want{isOO: true}},

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 )
 
@@ -56,9 +57,9 @@ func grow(n int) int {
 // A callee that calls back into Go, whose stack grows there and moves:
 // the result is stored in the frame where it now is.
 func TestDirectCallStackMoves(t *testing.T) {
-	name, err := native.MallocCopy([]byte("x\x00"))
+	name, err := cmem.MallocCopy([]byte("x\x00"))
 	require.NoError(t, err)
-	defer native.Free(name)
+	defer cmem.Free(name)
 	native.SetExportHandler(func(string, uintptr) int {
 		if grow(512) < 0 {
 			return -1

@@ -14,7 +14,7 @@
 //
 // A native call holds the goroutine's OS thread for its whole duration
 // and runs on that thread's C stack, a default pthread stack
-// ([ThreadStackSize]); a fault in native code crashes the process.
+// (RLIMIT_STACK); a fault in native code crashes the process.
 // Arguments are Go memory lent for the duration of the call; they must not
 // live on the goroutine stack, which may move while JIT'd code calls back
 // into Go — except the frames of the CallInts4/CallRegs4 calls, which may
@@ -36,8 +36,6 @@
 //   - Dispatch results longer than 8 bytes and out-of-band messages handed
 //     to JIT'd code are libc-malloc'd; the JIT'd side frees them. Handler
 //     result slices stay the handler's.
-//   - [Malloc] / [MallocCopy] memory belongs to whoever ends up holding it:
-//     JIT'd code may free() it, or call [Free].
 //   - Handles from [Dlopen] are closed with [Dlclose].
 //
 // # Concurrency

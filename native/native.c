@@ -95,9 +95,6 @@ int orcrt_call_int_int(uintptr_t fn, int arg) {
 	return ((int (*)(int))fn)(arg);
 }
 
-// The cgo floor: an empty C function.
-void orcrt_empty(void) {}
-
 typedef uint64_t (*orcrt_ints4_fn)(uint64_t, uint64_t, uint64_t, uint64_t);
 
 // A result of at most 32 bits comes back as runtime.cgocall's int32:
@@ -151,14 +148,6 @@ void orcrt_regs4_float(orcrt_regs_frame *f) {
 	double r = ((orcrt_regs4_float_fn)f->fn)(f->w[0], f->w[1], f->w[2], f->w[3], d0, d1, d2, d3);
 	f = (orcrt_regs_frame *)((char *)f + (_cgo_topofstack() - top));
 	memcpy(&f->r, &r, sizeof r);
-}
-
-void *orcrt_malloc_copy(const char *src, size_t n) {
-	void *p = malloc(n > 0 ? n : 1);
-	if (p != NULL && n > 0) {
-		memcpy(p, src, n);
-	}
-	return p;
 }
 
 // dlerror() is per thread: it is read in the same C call as the failing

@@ -2,8 +2,6 @@ package native
 
 /*
 #cgo LDFLAGS: -rdynamic -ldl
-#cgo noescape orcrt_malloc_copy
-#cgo nocallback orcrt_malloc_copy
 #cgo noescape orcrt_dlsym
 #cgo nocallback orcrt_dlsym
 #cgo nocallback orcrt_fflush_all
@@ -194,7 +192,9 @@ func CallMain(fn uintptr, args []string) (int32, error) {
 	return int32(r), nil
 }
 
-func cstrLen(s string) int {
+// cstrLen is the length of the C string in s: up to its first NUL, or
+// all of it.
+func cstrLen[T string | []byte](s T) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
 			return i
@@ -219,55 +219,9 @@ func CallIntInt(fn uintptr, arg int32) (int32, error) {
 	return int32(C.orcrt_call_int_int(C.uintptr_t(fn), C.int(arg))), nil
 }
 
-// CallEmpty calls an empty C function: the floor of a cgo call, for
-// benchmarks.
-func CallEmpty() { C.orcrt_empty() }
-
-// Malloc returns n bytes from libc malloc (never 0: cgo's malloc aborts on
-// exhaustion). The memory is for C: JIT'd code may free() it; otherwise
-// release it with [Free].
-func Malloc(n uintptr) uintptr {
-	if n == 0 {
-		n = 1
-	}
-	return uintptr(C.malloc(C.size_t(n)))
-}
-
-// MallocCopy returns a libc-malloc'd copy of b (at least one byte is
-// allocated, so the result is never 0 on success), in one Go→C
-// transition. Use it to build result buffers JIT'd code will free().
-func MallocCopy(b []byte) (uintptr, error) {
-	var src *C.char
-	if len(b) > 0 {
-		src = (*C.char)(unsafe.Pointer(&b[0]))
-	}
-	p := C.orcrt_malloc_copy(src, C.size_t(len(b)))
-	if p == nil {
-		return 0, fmt.Errorf("native: malloc of %d bytes failed", len(b))
-	}
-	return uintptr(p), nil
-}
-
-// Free calls libc free(p). p must come from libc malloc (Malloc,
-// MallocCopy, or a buffer handed over by C code); Free(0) is a no-op.
-func Free(p uintptr) {
-	if p != 0 {
-		C.free(ptr(p))
-	}
-}
-
 // ptr turns a C address into an unsafe.Pointer without tripping vet's
 // unsafeptr check; the memory is never Go's.
 func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
-
-// Bytes returns a view of n bytes of C memory at p (valid while the C
-// memory is).
-func Bytes(p, n uintptr) []byte {
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(ptr(p)), n)
-}
 
 const dlErrCap = 512
 
@@ -283,7 +237,7 @@ func Dlopen(path string, flags int) (uintptr, error) {
 	var errbuf [dlErrCap]byte
 	h := C.orcrt_dlopen(cp, C.int(flags), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap)
 	if h == 0 {
-		return 0, fmt.Errorf("native: dlopen %q: %s", path, cstr(errbuf[:]))
+		return 0, fmt.Errorf("native: dlopen %q: %s", path, GoString(errbuf[:]))
 	}
 	return uintptr(h), nil
 }
@@ -297,7 +251,7 @@ func Dlsym(handle uintptr, name string) (uintptr, error) {
 	var errbuf [dlErrCap]byte
 	p := C.orcrt_dlsym(C.uintptr_t(handle), (*C.char)(unsafe.Pointer(&buf[0])), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap)
 	if errbuf[0] != 0 {
-		return 0, fmt.Errorf("native: dlsym %q: %s", name, cstr(errbuf[:]))
+		return 0, fmt.Errorf("native: dlsym %q: %s", name, GoString(errbuf[:]))
 	}
 	return uintptr(p), nil
 }
@@ -306,19 +260,16 @@ func Dlsym(handle uintptr, name string) (uintptr, error) {
 func Dlclose(handle uintptr) error {
 	var errbuf [dlErrCap]byte
 	if C.orcrt_dlclose(C.uintptr_t(handle), (*C.char)(unsafe.Pointer(&errbuf[0])), dlErrCap) != 0 {
-		return fmt.Errorf("native: dlclose: %s", cstr(errbuf[:]))
+		return fmt.Errorf("native: dlclose: %s", GoString(errbuf[:]))
 	}
 	return nil
 }
 
-func cstr(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
-}
+// GoString returns the C string in b: its bytes up to the first NUL, or
+// all of b if it has none. It reads the error buffers orcrt_copy_err
+// (errcopy.h) fills, in this package and in every cgo package that
+// includes the header.
+func GoString(b []byte) string { return string(b[:cstrLen(b)]) }
 
 // FflushAll calls fflush(NULL): JIT'd programs' output sits in libc's
 // stdio buffers, which Go's os.Exit does not flush.
@@ -334,7 +285,7 @@ func FflushAll() error {
 // when the call returns rather than when the process exits.
 func FlushStdout() { C.orcrt_flush_stdout() }
 
-// ThreadStackSize returns the size of the C stack of the thread running
+// threadStackSize returns the size of the C stack of the thread running
 // the calling goroutine (pthread_getattr_np), the stack native calls run
 // on; 0 if unknown. Lock the goroutine to its thread for a lasting answer.
-func ThreadStackSize() uintptr { return uintptr(C.orcrt_thread_stack_size()) }
+func threadStackSize() uintptr { return uintptr(C.orcrt_thread_stack_size()) }

@@ -28,7 +28,6 @@ orcrt_CWrapperFunctionBuffer orcrt_call_wrapper(uintptr_t fn, const char *args, 
 int orcrt_call_main(uintptr_t fn, int argc, const char *packed, size_t packed_len, int *ok);
 int orcrt_call_int_void(uintptr_t fn);
 int orcrt_call_int_int(uintptr_t fn, int arg);
-void orcrt_empty(void);
 
 // The frame of package native's CallInts4Ret32 and CallInts4Ret64
 // (IntsFrame), passed by runtime.cgocall itself: fn, four integer
@@ -50,7 +49,6 @@ typedef struct {
 void orcrt_regs4_int(orcrt_regs_frame *f);
 void orcrt_regs4_float(orcrt_regs_frame *f);
 
-void *orcrt_malloc_copy(const char *src, size_t n);
 uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap);
 uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap);
 int orcrt_dlclose(uintptr_t handle, char *err, size_t errcap);

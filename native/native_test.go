@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/sps"
 	"os"
 	"os/exec"
@@ -211,7 +212,7 @@ func TestCallWrapperResults(t *testing.T) {
 	// capacity (one transition) and past it (copy, then free).
 	payload := bytes.Repeat([]byte("0123456789"), 10)
 	for _, dstCap := range []int{0, 50, 100, 200} {
-		p, err := MallocCopy(payload)
+		p, err := cmem.MallocCopy(payload)
 		require.NoError(t, err)
 		got, err := CallWrapper(echo, words(uint64(p), uint64(len(payload))), make([]byte, 0, dstCap))
 		require.NoError(t, err)
@@ -219,7 +220,7 @@ func TestCallWrapperResults(t *testing.T) {
 	}
 	// Out-of-band error with a malloc'd message, short and long dst.
 	for _, dstCap := range []int{0, 3, 64} {
-		msg, err := MallocCopy([]byte("Could not deserialize arguments for wrapper function call\x00"))
+		msg, err := cmem.MallocCopy([]byte("Could not deserialize arguments for wrapper function call\x00"))
 		require.NoError(t, err)
 		got, err := CallWrapper(echo, words(uint64(msg), 0), make([]byte, 0, dstCap))
 		var oob *sps.OutOfBandError
@@ -228,7 +229,7 @@ func TestCallWrapperResults(t *testing.T) {
 		assert.Empty(t, got)
 	}
 	// Empty OOB message is still an OOB error.
-	msg, err := MallocCopy([]byte{0})
+	msg, err := cmem.MallocCopy([]byte{0})
 	require.NoError(t, err)
 	_, err = CallWrapper(echo, words(uint64(msg), 0), nil)
 	var oob *sps.OutOfBandError
@@ -286,7 +287,7 @@ func TestCallMain(t *testing.T) {
 func TestNativeStack(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	size := ThreadStackSize()
+	size := threadStackSize()
 	var rl syscall.Rlimit
 	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_STACK, &rl))
 	t.Logf("thread stack %d KiB, RLIMIT_STACK cur=%d", size>>10, rl.Cur)
@@ -362,22 +363,6 @@ func TestDlErrors(t *testing.T) {
 	assert.NotZero(t, cos)
 	require.NoError(t, Dlclose(h2))
 	require.NoError(t, FflushAll())
-}
-
-func TestMallocHelpers(t *testing.T) {
-	p, err := MallocCopy([]byte("hello"))
-	require.NoError(t, err)
-	assert.Equal(t, []byte("hello"), Bytes(p, 5))
-	Free(p)
-	p, err = MallocCopy(nil)
-	require.NoError(t, err)
-	assert.NotZero(t, p)
-	Free(p)
-	q := Malloc(0)
-	assert.NotZero(t, q)
-	Free(q)
-	Free(0)
-	assert.Nil(t, Bytes(1, 0))
 }
 
 // dispatchCall makes JIT'd code call the dispatch function with ctx, tag
@@ -480,14 +465,14 @@ func TestDispatchFromForeignThread(t *testing.T) {
 	defer UnregisterDispatch(ctx)
 
 	run := func(tag uint64, payload string) (data uint64, size uint64) {
-		out := Malloc(16)
-		defer Free(out)
-		blk, err := MallocCopy(append(words(uint64(DispatchFnAddr()), uint64(ctx), tag, uint64(out), uint64(len(payload))), payload...))
+		out := cmem.Malloc(16)
+		defer cmem.Free(out)
+		blk, err := cmem.MallocCopy(append(words(uint64(DispatchFnAddr()), uint64(ctx), tag, uint64(out), uint64(len(payload))), payload...))
 		require.NoError(t, err)
-		defer Free(blk)
+		defer cmem.Free(blk)
 		_, err = CallWrapper(spawn, words(uint64(pcreate), uint64(pjoin), uint64(start), uint64(blk)), nil)
 		require.NoError(t, err)
-		o := Bytes(out, 16)
+		o := cmem.Bytes(out, 16)
 		return binary.LittleEndian.Uint64(o), binary.LittleEndian.Uint64(o[8:])
 	}
 	data, size := run(7, "small")
@@ -496,15 +481,15 @@ func TestDispatchFromForeignThread(t *testing.T) {
 
 	data, size = run(9, "large")
 	require.Equal(t, uint64(1000), size)
-	assert.Equal(t, bytes.Repeat([]byte{9}, 1000), Bytes(uintptr(data), 1000))
-	Free(uintptr(data)) // libc-malloc'd for the JIT'd side: free() must accept it
+	assert.Equal(t, bytes.Repeat([]byte{9}, 1000), cmem.Bytes(uintptr(data), 1000))
+	cmem.Free(uintptr(data)) // libc-malloc'd for the JIT'd side: free() must accept it
 
 	data, size = run(1, "weird")
 	assert.Zero(t, size)
 	require.NotZero(t, data, "OOB error: malloc'd message")
-	msg := Bytes(uintptr(data), uintptr(len("bad args weird")+1))
+	msg := cmem.Bytes(uintptr(data), uintptr(len("bad args weird")+1))
 	assert.Equal(t, "bad args weird\x00", string(msg))
-	Free(uintptr(data))
+	cmem.Free(uintptr(data))
 
 	// Several foreign threads at once, plus Go callers, under -race.
 	var wg sync.WaitGroup
@@ -597,4 +582,11 @@ func TestOOBErrorIsPlainMessage(t *testing.T) {
 	assert.Equal(t, "disconnecting", err.Error())
 	var oob *sps.OutOfBandError
 	assert.True(t, errors.As(fmt.Errorf("wrapped: %w", err), &oob))
+}
+
+func TestGoString(t *testing.T) {
+	assert.Equal(t, "abc", GoString([]byte("abc\x00def")))
+	assert.Equal(t, "abc", GoString([]byte("abc")))
+	assert.Equal(t, "", GoString([]byte{0, 'x'}))
+	assert.Equal(t, "", GoString(nil))
 }

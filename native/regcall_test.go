@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 )
 
@@ -100,11 +101,11 @@ func TestRegCallIntegers(t *testing.T) {
 	assert.Equal(t, int64(-3*1000000+200*10000-4*100+60000-7+4000000000),
 		int64(call("widen", ints(sx(-3), 200, sx(-4), 60000, sx(-7), 4000000000))), "narrow arguments, extended")
 
-	p := native.Malloc(16)
-	defer native.Free(p)
+	p := cmem.Malloc(16)
+	defer cmem.Free(p)
 	assert.Equal(t, uint64(p+5), call("ptr_add", ints(uint64(p), 5)), "pointer and size_t")
 	call("store", ints(uint64(p), sx(-42))) // void: the result register is ignored
-	b := native.Bytes(p, 8)
+	b := cmem.Bytes(p, 8)
 	assert.Equal(t, int64(-42), int64(uint64(b[0])|uint64(b[1])<<8|uint64(b[2])<<16|uint64(b[3])<<24|
 		uint64(b[4])<<32|uint64(b[5])<<40|uint64(b[6])<<48|uint64(b[7])<<56))
 }
@@ -180,7 +181,7 @@ func BenchmarkRegCall(b *testing.B) {
 	neg := regtestLib(b)("neg")
 	b.Run("call=floor-empty-cgo", func(b *testing.B) {
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 	b.Run("call=int-int", func(b *testing.B) {

@@ -12,8 +12,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
@@ -171,7 +171,7 @@ func BenchmarkAllocActions(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for range n {
-				native.CallEmpty()
+				cmem.CallEmpty()
 			}
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/slab"
 )
@@ -168,7 +169,7 @@ func BenchmarkNativeCall(b *testing.B) {
 	b.Run("kind=cgo-empty", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 	b.Run("kind=cgo-same-signature", func(b *testing.B) {
@@ -222,7 +223,7 @@ func TestNativeCallFloor(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"cgo-empty", func() { native.CallEmpty() }},
+		{"cgo-empty", func() { cmem.CallEmpty() }},
 		{"cgo-same-signature", func() { noopSameSignature(1, args, dst) }},
 		{"cgo-frame", func() { noopFrame(args, dst) }},
 		{"wrapper", func() {

@@ -22,9 +22,9 @@ const (
 	maxUserAddr = 1 << 57
 )
 
-// DefaultMinRefreshInterval is the default rate limit of rebuilds on a
+// defaultMinRefreshInterval is the default rate limit of rebuilds on a
 // miss.
-const DefaultMinRefreshInterval = 2 * time.Millisecond
+const defaultMinRefreshInterval = 2 * time.Millisecond
 
 // ErrNotCode is matched (errors.Is) by every refusal.
 var ErrNotCode = errors.New("codemap: not executable code")
@@ -85,7 +85,7 @@ var (
 	}
 )
 
-func init() { state.minInterval.Store(int64(DefaultMinRefreshInterval)) }
+func init() { state.minInterval.Store(int64(defaultMinRefreshInterval)) }
 
 func now() time.Duration { return time.Since(epoch) }
 
@@ -108,9 +108,6 @@ func Check(addr uintptr) error {
 	}
 	return checkMiss(addr)
 }
-
-// IsCode reports whether Check(addr) is nil.
-func IsCode(addr uintptr) bool { return Check(addr) == nil }
 
 func refuse(addr uintptr, why string) error {
 	state.refusals.Add(1)
@@ -190,12 +187,12 @@ func rebuildLocked() *snapshot {
 	return s
 }
 
-// SetMinRefreshInterval sets the minimum time between two rebuilds caused
-// by misses (0 or negative: DefaultMinRefreshInterval) and returns the
-// previous value.
-func SetMinRefreshInterval(d time.Duration) time.Duration {
+// setMinRefreshInterval sets the minimum time between two rebuilds caused
+// by misses (0 or negative: defaultMinRefreshInterval) and returns the
+// previous value. Tests lower and raise it (export_test.go).
+func setMinRefreshInterval(d time.Duration) time.Duration {
 	if d <= 0 {
-		d = DefaultMinRefreshInterval
+		d = defaultMinRefreshInterval
 	}
 	return time.Duration(state.minInterval.Swap(int64(d)))
 }

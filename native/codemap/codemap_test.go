@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/arch"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/native/codemap"
@@ -66,7 +67,7 @@ func assertNotCode(t *testing.T, addr uintptr, reason string) {
 	assert.Equal(t, addr, nc.Addr)
 	assert.Equal(t, reason, nc.Reason, "%#x", addr)
 	assert.Contains(t, err.Error(), fmt.Sprintf("%#x is not executable code in this process", addr))
-	assert.False(t, codemap.IsCode(addr))
+	assert.False(t, codemap.Check(addr) == nil)
 }
 
 // TestObjectText: the text of loaded objects is code — libc, the
@@ -94,8 +95,8 @@ func TestRefusals(t *testing.T) {
 	assert.Equal(t, before.Misses, codemap.ReadStats().Misses, "no lookup beyond the range check")
 
 	heap := new([64]byte)
-	cmem := native.Malloc(64)
-	defer native.Free(cmem)
+	cbuf := cmem.Malloc(64)
+	defer cmem.Free(cbuf)
 	rodata := "a string constant in read-only data"
 	var local uint64
 	pg := sysmem.PageSize()
@@ -106,7 +107,7 @@ func TestRefusals(t *testing.T) {
 	rw := mapCodeOr(t, sysmem.ProtRead|sysmem.ProtWrite)
 	for name, a := range map[string]uintptr{
 		"Go heap":           uintptr(unsafe.Pointer(heap)),
-		"C heap":            cmem,
+		"C heap":            cbuf,
 		"read-only data":    uintptr(unsafe.Pointer(unsafe.StringData(rodata))),
 		"goroutine stack":   uintptr(unsafe.Pointer(&local)),
 		"PROT_NONE":         none,
@@ -384,14 +385,14 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = codemap.IsCode(bc.addr)
+				_ = codemap.Check(bc.addr)
 			}
 		})
 	}
 	b.Run("reference=empty-cgo-call", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 }

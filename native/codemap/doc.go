@@ -2,8 +2,8 @@
 // the controller named — a JIT'd wrapper function, a run_as_* target, an
 // allocation action: is this address executable code in this process? A
 // call aimed at a heap object, a data page or nothing at all then ends
-// with an error naming the address ([Check], [NotCodeError]; [IsCode]
-// without the error) instead of a SIGSEGV.
+// with an error naming the address ([Check], [NotCodeError]) instead of
+// a SIGSEGV.
 //
 // Code is: (1) pages of a live slab that are executable now — inside a
 // slab arena the slab's bitmap is authoritative, so a read-write, released
@@ -17,8 +17,7 @@
 // A hit makes no system call, takes no lock and allocates nothing.
 // Addresses outside the user address space are refused at once. A miss
 // rebuilds the snapshot of (2) and (3) and looks again; rebuilds are
-// shared and rate-limited to one per [SetMinRefreshInterval] (2 ms by
-// default), and a miss never gets an answer from a snapshot older than
+// shared and rate-limited to one per 2 ms, and a miss never gets an answer from a snapshot older than
 // itself. [Refresh] rebuilds at once (the dylib manager calls it after
 // every dlopen).
 //

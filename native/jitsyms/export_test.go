@@ -20,3 +20,6 @@ func NameCount() int {
 	defer table.mu.Unlock()
 	return len(table.names)
 }
+
+// Add names [start, start+size), as AddAll does for one symbol.
+func Add(start, size uint64, name string) { AddAll([]Sym{{start, start + size, name}}) }

@@ -27,14 +27,12 @@ var table struct {
 	names map[string]struct{} // every name ever added
 }
 
-// Add names [start, start+size); ranges it overlaps are dropped (code
-// was reallocated there). A zero size or a wrapping range is ignored.
-func Add(start, size uint64, name string) { AddAll([]Sym{{start, start + size, name}}) }
-
-// AddAll is Add for several symbols, published once: one sort and one
-// pass over the table, however many symbols (a link graph's functions
-// arrive together). Of new symbols that overlap one another, the one
-// starting first is kept.
+// AddAll names each symbol's [Start, End); ranges a symbol overlaps are
+// dropped (code was reallocated there), an empty or wrapping range is
+// ignored. The symbols are published once: one sort and one pass over
+// the table, however many symbols (a link graph's functions arrive
+// together). Of new symbols that overlap one another, the one starting
+// first is kept.
 func AddAll(syms []Sym) {
 	table.mu.Lock()
 	defer table.mu.Unlock()

@@ -109,7 +109,7 @@ func TestParseArgs(t *testing.T) {
 				var ue *simpleremote.UsageError
 				require.ErrorAs(t, err, &ue)
 				assert.Equal(t, tc.err, ue.Msg)
-				assert.Equal(t, "error: "+tc.err+"\n\n"+simpleremote.Usage, simpleremote.FormatUsageError(ue.Msg))
+				assert.Equal(t, "error: "+tc.err+"\n\n"+stockUsage, formatUsageError(ue.Msg))
 				return
 			}
 			require.NoError(t, err)

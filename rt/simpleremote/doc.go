@@ -3,14 +3,14 @@
 // [Writer]), the rt.ControllerAccess that connects an rt.Session to a
 // controller ([New]), the transports of the executor's command line
 // ([AdoptFDs], [ListenTCP], [ListenUnix]) and its parser ([ParseArgs],
-// [ParseSpec], [FormatUsageError]). Package wiretest is the controller
+// [ParseSpec], [UsageError]). Package wiretest is the controller
 // side, for tests, benchmarks and fuzzing. Pure Go. RATIONALE.md
 // ("rt/simpleremote") lists the deliberate deviations from the stock
 // executor and explains the read pool.
 //
 // A typical executor main:
 //
-//	args, err := simpleremote.ParseArgs(os.Args[1:])   // *UsageError: print FormatUsageError, exit 1
+//	args, err := simpleremote.ParseArgs(os.Args[1:])   // *UsageError: print it and a usage text, exit 1
 //	conn, err := args.Spec.Open(ctx)                     // *UsageError for a bad descriptor
 //	ca := simpleremote.New(conn, nil)
 //	err = session.Attach(ca, bootstrapInfo)

@@ -105,7 +105,8 @@ func Strerror(errno syscall.Errno) string {
 }
 
 // UsageError is a command-line error of the executor: Msg is the stock
-// text (docs/protocol.md §1.1), printed with [FormatUsageError], exit 1.
+// text (docs/protocol.md §1.1), which an executor binary prints as
+// "error: <Msg>\n\n" and its usage text, and exits 1.
 type UsageError struct {
 	Msg string
 	// Hint, if set, is orcrt's help that Error() adds in parentheses:
@@ -119,16 +120,4 @@ func (e *UsageError) Error() string {
 		return e.Msg
 	}
 	return e.Msg + " (" + e.Hint + ")"
-}
-
-// Usage is the stock usage text printed after a UsageError, byte for
-// byte (it does not list orcrt's unix=).
-const Usage = "Usage:\n" +
-	"  llvm-jitlink-executor [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]\n" +
-	"  llvm-jitlink-executor [test-jitloadergdb] listen=<host>:<port> [args...]\n"
-
-// FormatUsageError returns the complete stock stderr text for a usage
-// error: "error: <msg>\n\n" + Usage.
-func FormatUsageError(msg string) string {
-	return "error: " + msg + "\n\n" + Usage
 }

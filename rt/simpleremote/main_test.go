@@ -231,7 +231,7 @@ func executorMain() int {
 	if err != nil {
 		var ue *simpleremote.UsageError
 		if errors.As(err, &ue) {
-			fmt.Fprint(os.Stderr, simpleremote.FormatUsageError(ue.Msg))
+			fmt.Fprint(os.Stderr, formatUsageError(ue.Msg))
 		} else {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
 		}
@@ -265,4 +265,16 @@ func serve(argv0 string, conn simpleremote.Conn) int {
 		return c
 	}
 	return 0
+}
+
+// stockUsage is the stock executor's usage text, byte for byte (it does
+// not list orcrt's unix=), printed after a usage error.
+const stockUsage = "Usage:\n" +
+	"  llvm-jitlink-executor [test-jitloadergdb] filedescs=<infd>,<outfd> [args...]\n" +
+	"  llvm-jitlink-executor [test-jitloadergdb] listen=<host>:<port> [args...]\n"
+
+// formatUsageError returns the stock executor's complete stderr text for
+// a usage error: "error: <msg>\n\n" + stockUsage.
+func formatUsageError(msg string) string {
+	return "error: " + msg + "\n\n" + stockUsage
 }

@@ -199,7 +199,7 @@ func TestProcessUsage(t *testing.T) {
 			code, stderr := run(self(t), []string{execEnv + "=1"}, args...)
 			assert.Equal(t, 1, code)
 			assert.True(t, strings.HasPrefix(stderr, "error: "), stderr)
-			assert.True(t, strings.HasSuffix(stderr, "\n\n"+simpleremote.Usage), stderr)
+			assert.True(t, strings.HasSuffix(stderr, "\n\n"+stockUsage), stderr)
 			if stock {
 				scode, sstderr := run(stockExecutor, nil, args...)
 				assert.Equal(t, scode, code)
@@ -211,7 +211,7 @@ func TestProcessUsage(t *testing.T) {
 	// usage error.
 	code, stderr := run(self(t), []string{execEnv + "=1"}, "filedescs=99,99")
 	assert.Equal(t, 1, code)
-	assert.Equal(t, simpleremote.FormatUsageError("99 is not a valid file descriptor"), stderr)
+	assert.Equal(t, formatUsageError("99 is not a valid file descriptor"), stderr)
 }
 
 // TestProcessListen: listen=127.0.0.1:0 mode with a real process: accept

@@ -77,7 +77,7 @@ func TestParseArgsNone(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, "insufficient arguments", ue.Msg)
 	assert.Equal(t, "insufficient arguments (want filedescs=IN,OUT, listen=HOST:PORT, unix=PATH or lli's IN OUT)", err.Error())
-	assert.Equal(t, "error: insufficient arguments\n\n"+simpleremote.Usage, simpleremote.FormatUsageError(ue.Msg))
+	assert.Equal(t, "error: insufficient arguments\n\n"+stockUsage, formatUsageError(ue.Msg))
 	// Other usage errors are the stock text alone.
 	_, err = simpleremote.ParseArgs([]string{"foo"})
 	assert.EqualError(t, err, `invalid specifier type "foo"`)

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
@@ -201,7 +202,7 @@ func (m *Manager) Open(path string, mode uint64) (sps.Addr, error) {
 	var errbuf [512]byte
 	dl := uintptr(C.orcrt_dylib_open(cpath, C.RTLD_LAZY|C.RTLD_GLOBAL, (*C.char)(unsafe.Pointer(&errbuf[0])), C.size_t(len(errbuf))))
 	if dl == 0 {
-		return 0, StockError(cstr(errbuf[:]))
+		return 0, StockError(native.GoString(errbuf[:]))
 	}
 	if path != "" {
 		codemap.Refresh() // its text is code from now on (calls into it hit at once)
@@ -312,13 +313,4 @@ func (m *Manager) OnShutdown(done func()) {
 	m.handles = nil
 	m.mu.Unlock()
 	done()
-}
-
-func cstr(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/orcgo/orcrt/internal/cbuild"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -177,7 +178,7 @@ func TestOpenSharedObject(t *testing.T) {
 	got, err := native.CallIntVoid(uintptr(res[0].Value.Addr))
 	require.NoError(t, err)
 	assert.Equal(t, int32(42), got)
-	assert.Equal(t, byte(7), native.Bytes(uintptr(res[1].Value.Addr), 4)[0])
+	assert.Equal(t, byte(7), cmem.Bytes(uintptr(res[1].Value.Addr), 4)[0])
 
 	// The library was opened RTLD_GLOBAL: the process handle sees it now.
 	ph, err := m.Open("", 0)

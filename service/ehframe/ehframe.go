@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -43,7 +44,7 @@ func Init() error {
 	initOnce.Do(func() {
 		var errbuf [512]byte
 		if C.orcrt_ehframe_init((*C.char)(unsafe.Pointer(&errbuf[0])), C.size_t(len(errbuf))) != 0 {
-			initErr = fmt.Errorf("ehframe: loading libgcc_s: %s", cstr(errbuf[:]))
+			initErr = fmt.Errorf("ehframe: loading libgcc_s: %s", native.GoString(errbuf[:]))
 		}
 	})
 	return initErr
@@ -140,13 +141,4 @@ func Install(s *rt.Session, syms *rt.SymbolTable) error {
 		return fmt.Errorf("ehframe: install: %w", err)
 	}
 	return nil
-}
-
-func cstr(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/arch"
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/internal/sysmem"
-	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/entry"
 	"github.com/orcgo/orcrt/slab"
@@ -24,8 +24,8 @@ import (
 // mapped and is not any more, and a non-canonical address.
 func nonCode(t *testing.T) map[string]sps.Addr {
 	heap := new([64]byte)
-	cmem := native.Malloc(64)
-	t.Cleanup(func() { native.Free(cmem) })
+	cbuf := cmem.Malloc(64)
+	t.Cleanup(func() { cmem.Free(cbuf) })
 	s, err := slab.New(slab.Config{Size: 1 << 20})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
@@ -37,7 +37,7 @@ func nonCode(t *testing.T) map[string]sps.Addr {
 	require.NoError(t, sysmem.Munmap(gone, pg))
 	return map[string]sps.Addr{
 		"Go heap":       sps.Addr(uintptr(unsafe.Pointer(heap))),
-		"C heap":        sps.Addr(cmem),
+		"C heap":        sps.Addr(cbuf),
 		"JIT'd RW page": sps.Addr(r.Base()),
 		"unmapped":      sps.Addr(gone),
 		"non-canonical": 0xdead_0000_0000_0000,

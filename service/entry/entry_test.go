@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -162,7 +163,7 @@ func BenchmarkCallJITWrapper(b *testing.B) {
 	b.Run("impl=empty-cgo-call-reference", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt/svctest"
 	"github.com/orcgo/orcrt/service/gdbjit"
@@ -40,7 +41,7 @@ func TestExportedSymbols(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, gdbjit.RegisterCodeAddr(), f)
 	// version is 1 from the start; the layout is {u32, u32, ptr, ptr}.
-	assert.Equal(t, []byte{1, 0, 0, 0}, native.Bytes(d, 4))
+	assert.Equal(t, []byte{1, 0, 0, 0}, cmem.Bytes(d, 4))
 	assert.Equal(t, uint32(1), gdbjit.Snapshot().Version)
 }
 
@@ -119,7 +120,7 @@ func BenchmarkRegister(b *testing.B) {
 	b.Run("impl=empty-cgo-call-reference", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			native.CallEmpty()
+			cmem.CallEmpty()
 		}
 	})
 }
