@@ -506,6 +506,10 @@ func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
 	return nil
 }
 
+// refillDelay is how long a replacement worker waits to start while idle
+// ones remain.
+const refillDelay = 5 * time.Millisecond
+
 // refill starts workers until the idle and starting ones cover the pool
 // and the connections waiting. Called with s.mu held.
 func (s *server) refill() {
@@ -515,6 +519,13 @@ func (s *server) refill() {
 	for len(s.idle)+s.starting < s.cfg.pool+s.waiting {
 		s.starting++
 		delay := time.Duration(0)
+		if len(s.idle) >= s.waiting {
+			// An idle worker takes each waiting connection: start the
+			// replacement once its Setup is out, not beside it (a Go
+			// process's start costs milliseconds of CPU, on the
+			// core the session needs).
+			delay = refillDelay
+		}
 		if s.failures > 0 {
 			delay = min(time.Duration(1<<min(s.failures, 6))*50*time.Millisecond, 3*time.Second)
 		}
