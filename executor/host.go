@@ -174,7 +174,7 @@ func (f Func) CallHeld(x int32) int32 {
 
 // shuttingDown reports whether the Session's shutdown has begun (its
 // keepalive group is closed).
-func (e *Executor) shuttingDown() bool { return e.s.KeepaliveSource().Group().Closed() }
+func (e *Executor) shuttingDown() bool { return e.s.KeepaliveSource().Group().Closing() }
 
 // addHostSymbols publishes the host's symbols through the dylib manager.
 func (e *Executor) addHostSymbols(syms []HostSymbol) error {

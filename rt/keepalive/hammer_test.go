@@ -139,3 +139,27 @@ func TestHammerConcurrentClosers(t *testing.T) {
 		}
 	}
 }
+
+// TestHammerClosedMeansSealed: a goroutine that sees Closed report true
+// while another is still inside Close must find Acquire refused (a pin's
+// user checks Closed, then calls; the release that closed it waits for no
+// token taken after).
+func TestHammerClosedMeansSealed(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	late := 0
+	for range 2000 {
+		g := New()
+		done := make(chan struct{})
+		go func() { g.Close(); close(done) }()
+		for !g.Closed() {
+		}
+		if tok, ok := g.Acquire(); ok {
+			late++
+			tok.Release()
+		}
+		<-done
+	}
+	if late != 0 {
+		t.Fatalf("%d of 2000 acquires succeeded after Closed reported true", late)
+	}
+}

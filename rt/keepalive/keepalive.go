@@ -128,8 +128,21 @@ func (g *Group) Close() {
 // benchmarks).
 func (g *Group) Stripes() int { return len(g.stripes) }
 
-// Closed reports whether Close has been called.
-func (g *Group) Closed() bool { return g.closed.Load() }
+// Closing reports whether Close has been called; Acquire may still
+// succeed until it has sealed the stripes (Closed).
+func (g *Group) Closing() bool { return g.closed.Load() }
+
+// Closed reports whether the group is closed: once it returns true, every
+// later Acquire fails. (A Close still sealing the stripes does not count
+// yet: an Acquire could still slip in.)
+func (g *Group) Closed() bool {
+	select {
+	case <-g.sealed:
+		return true
+	default:
+		return false
+	}
+}
 
 // Completed reports whether the completion callbacks have been started
 // (the group is closed and every token has been released).
