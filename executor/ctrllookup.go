@@ -243,7 +243,7 @@ type ctrlAnswer struct {
 // (or the connection's end fails it), so that it never outlives the
 // Session; nothing waits for it but out.
 func (e *Executor) askController(i int, name string, tag, h sps.Addr, pin *keepalive.Group, out chan<- ctrlAnswer) {
-	if pin != nil && pin.Closed() || pin == nil && !e.shm.Holds(tag) {
+	if pin != nil && pin.Closing() || pin == nil && !e.shm.Holds(tag) {
 		out <- ctrlAnswer{i: i, err: fmt.Errorf("%w: the ORC runtime's memory holding the lookup's tag has been released", ErrNoLookupRoute)}
 		return
 	}

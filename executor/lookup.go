@@ -109,7 +109,7 @@ func (e *Executor) newestExport(name string) (Func, bool) {
 	for i := len(xs) - 1; i >= 0; i-- {
 		x := xs[i]
 		switch {
-		case x.pin != nil && x.pin.Closed():
+		case x.pin != nil && x.pin.Closing():
 			xs = append(xs[:i], xs[i+1:]...) // released, for every Executor
 		case x.ex == e:
 			if f, err := e.funcIn(x.pin, x.addr); err == nil {

@@ -129,7 +129,8 @@ func (g *Group) Close() {
 func (g *Group) Stripes() int { return len(g.stripes) }
 
 // Closing reports whether Close has been called; Acquire may still
-// succeed until it has sealed the stripes (Closed).
+// succeed until it has sealed the stripes (Closed). What is closing is
+// gone for new users: a lookup must not hand it out.
 func (g *Group) Closing() bool { return g.closed.Load() }
 
 // Closed reports whether the group is closed: once it returns true, every
