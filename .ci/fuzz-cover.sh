@@ -50,12 +50,12 @@ WIRE_TARGETS=FuzzReader,FuzzFrames
 # ([file.go:]name)
 DECODING="
 service/dylib|AddProcessSymbol ProcessSymbols Handles
-service/ehframe|FindFDE RegisterFrameAddr Registered Install cstr
+service/ehframe|FindFDE RegisterFrameAddr Registered Install
 service/entry|
 service/gdbjit|Snapshot LastEntry FormatLastEntry RegisterCodeCalls DescriptorAddr RegisterCodeAddr
 service/jitdispatch|Install
 service/memaccess|
-alloc|NewMemoryManager Register Stats addStats pin.go:Pin pin.go:regionContainingLocked pin.go:jitAddrLocked pin.go:awaitPins pin.go:pinDeadline pin.go:pinWait pin.go:finishLater pin.go:Error action.go:Unwrap Run RunFinalizeActions RunDeallocActions release acquire notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
+alloc|NewMemoryManager Register Stats addStats pin.go:Pin pin.go:regionContainingLocked pin.go:jitAddrLocked pin.go:awaitPins pin.go:pinDeadline pin.go:pinWait pin.go:finishLater pin.go:Error action.go:Unwrap Run RunFinalizeActions RunDeallocActions release keepalive notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
 "
 
 if [ -n "${OUT:-}" ]; then
