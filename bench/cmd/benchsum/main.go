@@ -224,9 +224,20 @@ func evaluate(t target, in inputs) []row {
 		return []row{base}
 	}
 	limit, ratio, _ := parseLimit(t.limit)
-	keys := set.Match(t.figure)
+	// Only the benchmarks reporting the unit: an instruction count and a
+	// timed run of the same benchmark share a name (at other -N).
+	var keys []benchdata.Key
+	named := set.Match(t.figure)
+	for _, k := range named {
+		if len(set.Samples[k][t.unit]) > 0 {
+			keys = append(keys, k)
+		}
+	}
 	if len(keys) == 0 {
 		base.measured, base.result = "no such benchmark", "missing"
+		if len(named) > 0 {
+			base.measured = "no " + t.unit
+		}
 		return []row{base}
 	}
 	if t.anchor == "stored" {
