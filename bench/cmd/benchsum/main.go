@@ -193,6 +193,15 @@ func writeRows(w io.Writer, rows []row) {
 	tw.Flush()
 }
 
+// judge sets the row's margin and pass/fail for a figure against its limit.
+func (r *row) judge(got, limit float64) {
+	r.margin = margin(got, limit)
+	r.result = "pass"
+	if got > limit {
+		r.result = "FAIL"
+	}
+}
+
 // margin is how far a figure may grow before it fails its limit: "+25%"
 // for 0.8 against 1.0, "-20%" past it, "exact" where the limit is 0.
 func margin(got, limit float64) string {
@@ -281,11 +290,7 @@ func evaluate(t target, in inputs) []row {
 			got = m / anchor
 			r.ratio = fmt.Sprintf("%.3fx", got)
 		}
-		r.result = "pass"
-		r.margin = margin(got, limit)
-		if got > limit {
-			r.result = "FAIL"
-		}
+		r.judge(got, limit)
 		rows = append(rows, r)
 	}
 	return rows
@@ -319,11 +324,7 @@ func evaluateStored(base row, t target, keys []benchdata.Key, limit float64, in 
 			r.measured = format(vals, t.unit)
 			r.anchor = fmt.Sprintf("stored %.0f %s", st, t.unit)
 			r.ratio = fmt.Sprintf("%.3fx", got)
-			r.margin = margin(got, limit)
-			r.result = "pass"
-			if got > limit {
-				r.result = "FAIL"
-			}
+			r.judge(got, limit)
 		}
 		rows = append(rows, r)
 	}
