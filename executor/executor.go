@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"runtime"
@@ -32,10 +31,15 @@ import (
 // Options configure an Executor. The zero value is what
 // llvm-jitlink-executor does, except for DrainTimeout.
 type Options struct {
-	// Logger receives debug logs of the protocol traffic (one record per
-	// message, with bootstrap names for known addresses) and the errors
-	// the Session reports. nil logs nothing.
-	Logger *slog.Logger
+	// Logger receives the errors the Session reports and, with
+	// TraceWire, the protocol traffic. nil logs nothing.
+	Logger Logger
+	// TraceWire logs every message crossing the connection at debug
+	// level through Logger: direction, opcode, sequence number, tag (with
+	// its bootstrap name when it has one), size and first payload bytes.
+	// For debugging: the trace hides the connection's descriptor, so
+	// writes are no longer coalesced.
+	TraceWire bool
 	// NoSharedMemory leaves out the shared-memory mapper and its five
 	// optional bootstrap names (llvm-jitlink then cannot use
 	// -use-memmgr=shared).
@@ -81,7 +85,7 @@ type Options struct {
 // LLVM dialect.
 type Executor struct {
 	opts   Options
-	log    *slog.Logger
+	log    Logger
 	runner *rt.GoRunner
 	s      *rt.Session
 	syms   *rt.SymbolTable
@@ -198,7 +202,7 @@ func New(opts Options) (*Executor, error) {
 	e := &Executor{opts: opts, log: opts.Logger, runner: rt.NewGoRunner(16), syms: rt.NewSymbolTable()}
 	e.route.init()
 	if e.log == nil {
-		e.log = slog.New(slog.DiscardHandler)
+		e.log = discardLogger{}
 	}
 	var reportOnce sync.Once
 	var next rt.Dispatcher = e.runner
@@ -367,7 +371,7 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		e.log.Debug("the controller closed its end of the connection without shutting it down: shut down")
 	})
 	defer stopWatch()
-	if e.log.Enabled(ctx, slog.LevelDebug) {
+	if e.opts.TraceWire && e.opts.Logger != nil {
 		conn = newLogConn(conn, e.log, e.names())
 	}
 	var (

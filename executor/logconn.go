@@ -5,7 +5,6 @@ package executor
 import (
 	"encoding/hex"
 	"io"
-	"log/slog"
 	"sync"
 
 	"github.com/orcgo/orcrt/rt/simpleremote"
@@ -15,15 +14,15 @@ import (
 // crosses it at debug level: direction, opcode, sequence number, tag (with
 // its bootstrap name when it has one) and the payload's size and first
 // bytes. It parses the byte streams itself, so it sees exactly what the
-// wire carries. Used only when debug logging is enabled: it hides the
+// wire carries. Used only with Options.TraceWire: it hides the
 // raw descriptor, so the writer falls back to plain writes.
 type logConn struct {
 	simpleremote.Conn
 	in, out *frameTap
-	log     *slog.Logger
+	log     Logger
 }
 
-func newLogConn(c simpleremote.Conn, log *slog.Logger, names map[uint64]string) *logConn {
+func newLogConn(c simpleremote.Conn, log Logger, names map[uint64]string) *logConn {
 	return &logConn{
 		Conn: c,
 		in:   &frameTap{dir: "recv", log: log, names: names},
@@ -59,7 +58,7 @@ const previewBytes = 32
 type frameTap struct {
 	mu      sync.Mutex
 	dir     string
-	log     *slog.Logger
+	log     Logger
 	names   map[uint64]string
 	hdr     [simpleremote.HeaderSize]byte
 	nhdr    int
@@ -105,7 +104,7 @@ func (t *frameTap) feed(p []byte) {
 func (t *frameTap) emit() {
 	attrs := []any{"dir", t.dir, "op", t.h.Op.String(), "seq", t.h.SeqNo, "size", t.h.PayloadLen()}
 	if t.h.Tag != 0 {
-		attrs = append(attrs, "tag", slog.Uint64Value(uint64(t.h.Tag)))
+		attrs = append(attrs, "tag", uint64(t.h.Tag))
 		if name, ok := t.names[uint64(t.h.Tag)]; ok {
 			attrs = append(attrs, "fn", name)
 		}

@@ -128,11 +128,27 @@ func ListenTCP(host, port string) (*Listener, error) {
 	if host == "" {
 		host = LoopbackHost
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	l, err := NetListenTCP(context.Background(), host, port)
+	if err != nil {
+		return nil, err
+	}
+	return &Listener{l: l}, nil
+}
+
+// NetListenTCP listens on host:port as net.Listen("tcp", ...) does, for
+// callers that accept many connections (orcrt-executor serve), without
+// linking package net's resolver: names go to libc's getaddrinfo in cgo
+// builds on Linux, IPv4 addresses first. An empty host means
+// LoopbackHost. The socket is close-on-exec.
+func NetListenTCP(ctx context.Context, host, port string) (net.Listener, error) {
+	if host == "" {
+		host = LoopbackHost
+	}
+	l, err := listenTCP(ctx, host, port)
 	if err != nil {
 		return nil, fmt.Errorf("simpleremote: listen: %w", err)
 	}
-	return &Listener{l: l}, nil
+	return l, nil
 }
 
 // ListenUnix listens on a Unix-domain stream socket at path, made
@@ -233,8 +249,7 @@ func DialTCP(ctx context.Context, host, port string) (Conn, error) {
 	if host == "" {
 		host = LoopbackHost
 	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, port))
+	c, err := dialTCP(ctx, host, port)
 	if err != nil {
 		return nil, fmt.Errorf("simpleremote: connect: %w", err)
 	}

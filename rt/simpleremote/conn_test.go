@@ -397,3 +397,74 @@ func TestTCPAcksHeaderAtOnce(t *testing.T) {
 	took := time.Since(start)
 	assert.Less(t, took, calls*20*time.Millisecond, "%d calls took %v: the payloads waited for delayed ACKs", calls, took)
 }
+
+func TestDialTCP(t *testing.T) {
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		t.Run(host, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			defer l.Close()
+			port := itoa(l.Addr().(*net.TCPAddr).Port)
+			accepted := make(chan net.Conn, 1)
+			go func() {
+				c, err := l.Accept()
+				if err == nil {
+					accepted <- c
+				}
+				close(accepted)
+			}()
+			conn, err := simpleremote.DialTCP(ctxT(t), host, port)
+			require.NoError(t, err)
+			ctl := <-accepted
+			require.NotNil(t, ctl)
+			defer ctl.Close()
+			fd := rawFD(t, conn)
+			nodelay, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+			require.NoError(t, err)
+			assert.Equal(t, 1, nodelay, "TCP_NODELAY")
+			ce, nb := fdFlags(t, fd)
+			assert.True(t, ce, "close-on-exec")
+			assert.True(t, nb, "non-blocking (the poller's)")
+			_, err = conn.Write([]byte("ping"))
+			require.NoError(t, err)
+			buf := make([]byte, 4)
+			_, err = io.ReadFull(ctl, buf)
+			require.NoError(t, err)
+			assert.Equal(t, "ping", string(buf))
+			require.NoError(t, conn.Close())
+		})
+	}
+}
+
+func TestDialTCPErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := itoa(l.Addr().(*net.TCPAddr).Port)
+	require.NoError(t, l.Close())
+	_, err = simpleremote.DialTCP(ctxT(t), "127.0.0.1", port)
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+	assert.ErrorContains(t, err, "simpleremote: connect")
+
+	_, err = simpleremote.DialTCP(ctxT(t), "no-such-host.invalid", "1")
+	assert.ErrorContains(t, err, "resolving no-such-host.invalid:1")
+
+	// A connect that never completes ends with its context: a listener
+	// whose accept queue is full drops the SYNs.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	defer syscall.Close(fd)
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	require.NoError(t, syscall.Listen(fd, 0))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	full := itoa(sa.(*syscall.SockaddrInet4).Port)
+	for i := 0; i < 4; i++ { // fills the queue; later ones time out
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+full, 100*time.Millisecond); err == nil {
+			defer c.Close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = simpleremote.DialTCP(ctx, "127.0.0.1", full)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
