@@ -53,7 +53,7 @@ Serving many controllers (Linux):
                             print a server's sessions, pool and refusals
 
 Options:
-  -v                 log the protocol traffic to stderr (log/slog text)
+  -v                 log the protocol traffic to stderr (log/slog's text format)
   test-jitloadergdb  print __jit_debug_descriptor's last entry to stderr
                      before and after the session
   -h, --help         print this help to stdout and exit 0

@@ -38,8 +38,8 @@
 // cmd/orcrt-executor").
 //
 // A leading -v, or ORCRT_LOG=debug in the environment, logs the protocol
-// traffic (log/slog, text) to stderr. Nothing is ever written to stdout
-// but JIT'd programs' own output. LLVM main's socket:adopt=<fd>,
+// traffic to stderr, in log/slog's text format. Nothing is ever written
+// to stdout but JIT'd programs' own output. LLVM main's socket:adopt=<fd>,
 // tcp:connect=<host>:<port> and tcp:listen=<host>:<port> are aliases.
 //
 // On Linux it also serves many controllers, until SIGTERM:
@@ -49,9 +49,11 @@
 //	    [-drain-timeout=D] [-status=PATH] [-output=DIR] unix=<path> | listen=<host>:<port> | systemd
 //	orcrt-executor status <status-socket>
 //
-// Each session runs in its own worker process, taken from a pool of
-// started ones (the connection is passed over SCM_RIGHTS), so a crash
-// ends one session only; only the serving uid (and the allowed ones) may
-// connect; one log line per session goes to stderr (README.md,
-// "Serving many controllers"; RATIONALE.md, "orcrt-executor serve").
+// Each session runs in its own worker process, from a pool of started
+// ones that accept on the listening sockets themselves (the server
+// accepts only when none may, and passes such a connection over
+// SCM_RIGHTS), so a crash ends one session only; only the serving uid
+// (and the allowed ones) may connect, checked by the worker that
+// accepts; one log line per session goes to stderr (README.md, "Serving
+// many controllers"; RATIONALE.md, "orcrt-executor serve").
 package main

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"syscall"
@@ -70,9 +69,9 @@ func run(argv []string) int {
 		}
 	}
 
-	var logger *slog.Logger
+	var logger executor.Logger
 	if verbose {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		logger = newTextLogger(os.Stderr, levelDebug)
 	}
 	conn, err := openConn(context.Background(), pa.Spec, os.Stderr)
 	if err != nil {
@@ -85,7 +84,7 @@ func run(argv []string) int {
 // its context (ended at the idle timeout), a dispatcher counting calls in
 // flight, a wrapper seeing the traffic, and a hook told the dialect.
 type session struct {
-	logger     *slog.Logger
+	logger     executor.Logger // also traces the wire
 	gdbTest    bool
 	ctx        context.Context
 	dialect    *dialect.Dialect   // chosen by the caller (nil: NewFor chooses)
@@ -97,7 +96,7 @@ type session struct {
 
 // options are the executor's options for the session.
 func (ss session) options() executor.Options {
-	return executor.Options{Logger: ss.logger, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dispatcher: ss.dispatcher, Dialect: ss.dialect}
+	return executor.Options{Logger: ss.logger, TraceWire: ss.logger != nil, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dispatcher: ss.dispatcher, Dialect: ss.dialect}
 }
 
 // runSession serves conn to its end and returns the exit status.

@@ -18,8 +18,9 @@ import (
 	"github.com/orcgo/orcrt/rt/simpleremote"
 )
 
-// peer is what the server knows of a connecting controller before it
-// hands the connection over: -1 where unknown.
+// peer is what the worker that accepts a controller (or the server, for
+// a connection it accepts itself) knows of it before Setup: -1 where
+// unknown.
 type peer struct {
 	network string // "unix" or "tcp"
 	addr    string // the remote address ("@" for an unnamed Unix peer)

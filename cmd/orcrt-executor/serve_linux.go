@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -154,22 +154,32 @@ func serveAction(argv0 string, args []string, verbose bool) (code int, done bool
 	return 0, false
 }
 
-// server accepts controllers and hands each to a worker process.
+// server keeps a pool of worker processes that accept controllers on
+// its listening sockets themselves; it accepts only while no worker
+// does (the pool is dry, or -max-sessions is reached), and hands such a
+// connection to a worker.
 type server struct {
-	cfg   serveConfig
-	log   *slog.Logger
-	exe   string
-	env   []string
-	start time.Time
-	ls    []*listener
+	cfg        serveConfig
+	log        *textLogger
+	exe        string
+	env        []string
+	wargs      []string // a worker's command line
+	start      time.Time
+	ls         []*listener
+	ids        *uint64  // the session counter, shared with the workers
+	idsFile    *os.File // its memfd
+	wake       int      // eventfd: ends the accept loop's poll
+	acceptDone chan struct{}
 
 	mu        sync.Mutex
-	changed   *sync.Cond // idle, workers or draining changed
-	idle      []*worker
+	changed   *sync.Cond // idle, armed, workers or draining changed
+	idle      []*worker  // ready, without a session; armed or not
+	armed     int        // idle workers accepting on the listeners
+	polling   bool       // the accept loop is in poll
 	starting  int
-	waiting   int // accepted connections waiting for a worker
+	checking  int // connections the server accepted, their peer not yet checked
+	waiting   int // connections the server admitted, not yet handed over
 	workers   map[int]*worker
-	nextID    uint64
 	draining  bool
 	failures  int // consecutive workers that died before ready
 	accepted  uint64
@@ -178,9 +188,15 @@ type server struct {
 	statusLis net.Listener
 }
 
+// listener is a listening socket, kept out of Go's poller: the accept
+// loop and the workers poll it themselves, and every connection would
+// otherwise wake the server.
 type listener struct {
-	net.Listener
+	fd   int      // non-blocking (shared with the workers' copies)
+	file *os.File // fd, for the workers' ExtraFiles
 	name string
+	path string // unix=: the socket file
+	own  bool   // not systemd's: shut down at drain
 }
 
 // worker is one worker process and its control socket.
@@ -189,7 +205,9 @@ type worker struct {
 	cmd    *exec.Cmd
 	ctl    *net.UnixConn
 	ready  bool
+	armed  bool         // accepting on the listeners
 	sess   *sessionInfo // nil while idle
+	reason string       // the worker's own "end" report
 	killed bool         // by the drain deadline
 	reader chan struct{}
 }
@@ -202,7 +220,6 @@ type sessionInfo struct {
 	pid     int
 	dialect string
 	how     string
-	reason  string
 }
 
 // serve runs the server until SIGTERM or SIGINT, then drains.
@@ -218,11 +235,11 @@ func serve(cfg serveConfig) error {
 	}
 	s := &server{cfg: cfg, exe: exe, start: time.Now(), workers: map[int]*worker{}, refusals: map[string]uint64{}}
 	s.changed = sync.NewCond(&s.mu)
-	level := slog.LevelInfo
+	level := levelInfo
 	if cfg.verbose {
-		level = slog.LevelDebug
+		level = levelDebug
 	}
-	s.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	s.log = newTextLogger(os.Stderr, level)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LISTEN_") {
 			s.env = append(s.env, kv)
@@ -241,6 +258,10 @@ func serve(cfg serveConfig) error {
 		}
 		s.ls = append(s.ls, ls...)
 	}
+	if err := s.prepareWorkers(); err != nil {
+		s.closeListeners()
+		return err
+	}
 	if cfg.statusPath != "" {
 		l, err := listenUnix(cfg.statusPath, 0o600)
 		if err != nil {
@@ -257,10 +278,10 @@ func serve(cfg serveConfig) error {
 	s.mu.Lock()
 	s.refill()
 	s.mu.Unlock()
+	go s.acceptLoop()
 	names := make([]string, len(s.ls))
 	for i, l := range s.ls {
 		names[i] = l.name
-		go s.acceptLoop(l)
 	}
 	s.log.Info("serving", "listen", strings.Join(names, " "), "pool", cfg.pool, "max_sessions", cfg.maxSessions, "pid", os.Getpid())
 	for sig := range sigs {
@@ -294,17 +315,28 @@ func listen(addr string) ([]*listener, error) {
 		if err != nil {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
-		return []*listener{{l, "unix=" + spec.Path}}, nil
+		ln, err := rawListener(l, "unix="+spec.Path)
+		if err != nil {
+			_ = os.Remove(spec.Path)
+			return nil, err
+		}
+		ln.path, ln.own = spec.Path, true
+		return []*listener{ln}, nil
 	case simpleremote.ModeListen:
 		host := spec.Host
 		if host == "" {
 			host = simpleremote.LoopbackHost
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort(host, spec.Port))
+		l, err := simpleremote.NetListenTCP(context.Background(), host, spec.Port)
 		if err != nil {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
-		return []*listener{{l, "listen=" + l.Addr().String()}}, nil
+		ln, err := rawListener(l, "listen="+l.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		ln.own = true
+		return []*listener{ln}, nil
 	}
 	return nil, fmt.Errorf("serve: %q is not unix=<path>, listen=<host>:<port> or systemd", addr)
 }
@@ -312,14 +344,15 @@ func listen(addr string) ([]*listener, error) {
 // listenUnix listens at path, replacing a stale socket file (one nobody
 // listens on) but nothing else.
 func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
-	l, err := net.Listen("unix", path)
+	addr := &net.UnixAddr{Name: path, Net: "unix"}
+	l, err := net.ListenUnix("unix", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		if fi, serr := os.Lstat(path); serr == nil && fi.Mode()&os.ModeSocket != 0 {
-			if c, derr := net.Dial("unix", path); derr == nil {
+			if c, derr := net.DialUnix("unix", nil, addr); derr == nil {
 				c.Close()
 			} else if errors.Is(derr, syscall.ECONNREFUSED) {
 				_ = os.Remove(path)
-				l, err = net.Listen("unix", path)
+				l, err = net.ListenUnix("unix", addr)
 			}
 		}
 	}
@@ -334,7 +367,8 @@ func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
 }
 
 // systemdListeners adopts the listening sockets systemd passes (fds 3
-// on, LISTEN_PID and LISTEN_FDS), and keeps workers from seeing them.
+// on, LISTEN_PID and LISTEN_FDS), as duplicates: workers get them as
+// descriptors of their own, not as LISTEN_FDS.
 func systemdListeners() ([]*listener, error) {
 	pid, _ := strconv.Atoi(os.Getenv("LISTEN_PID"))
 	n, err := strconv.Atoi(os.Getenv("LISTEN_FDS"))
@@ -350,43 +384,240 @@ func systemdListeners() ([]*listener, error) {
 		l, err := net.FileListener(f)
 		f.Close()
 		if err != nil {
+			for _, l := range ls {
+				l.file.Close()
+			}
 			return nil, fmt.Errorf("serve: systemd socket %d: %w", fd, err)
 		}
-		ls = append(ls, &listener{l, "systemd=" + l.Addr().Network() + ":" + l.Addr().String()})
+		ln, err := rawListener(l, "systemd="+l.Addr().Network()+":"+l.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, ln)
 	}
 	return ls, nil
 }
 
+// rawListener takes l's socket out of Go's poller: it returns a
+// close-on-exec, non-blocking duplicate and closes l (leaving a Unix
+// socket's file in place).
+func rawListener(l net.Listener, name string) (*listener, error) {
+	fd := -1
+	var err error
+	if sc, ok := l.(syscall.Conn); !ok {
+		err = errors.New("no descriptor")
+	} else if rc, rerr := sc.SyscallConn(); rerr != nil {
+		err = rerr
+	} else if cerr := rc.Control(func(u uintptr) { fd, err = unix.FcntlInt(u, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		err = cerr
+	}
+	if ul, ok := l.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
+	l.Close()
+	if err != nil {
+		if fd >= 0 {
+			_ = unix.Close(fd)
+		}
+		return nil, fmt.Errorf("serve: %s: %w", name, err)
+	}
+	// os.NewFile would register a non-blocking descriptor with Go's
+	// poller, and exec would then make it blocking (for every copy) when
+	// it passes it to a worker: wrap it while blocking, then make it
+	// non-blocking for good.
+	if err := unix.SetNonblock(fd, false); err != nil {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("serve: %s: %w", name, err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("serve: %s: %w", name, err)
+	}
+	return &listener{fd: fd, file: f, name: name}, nil
+}
+
+// closeListeners closes the listening sockets (serve's own ones shut
+// down first, which stops them listening in the workers' copies too) and
+// the status socket.
 func (s *server) closeListeners() {
 	for _, l := range s.ls {
-		l.Close()
+		if l.own {
+			_ = unix.Shutdown(l.fd, unix.SHUT_RDWR)
+		}
+		if l.path != "" {
+			_ = os.Remove(l.path)
+		}
+		l.file.Close()
 	}
 	if s.statusLis != nil {
 		s.statusLis.Close()
 	}
 }
 
-func (s *server) acceptLoop(l *listener) {
-	for {
-		c, err := l.Accept()
+// prepareWorkers makes what every worker gets: the session counter, and
+// the command line (limits, the peer policy, the number of listeners).
+func (s *server) prepareWorkers() error {
+	fd, err := unix.MemfdCreate("orcrt-serve-ids", unix.MFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("serve: session counter: %w", err)
+	}
+	s.idsFile = os.NewFile(uintptr(fd), "orcrt-serve-ids")
+	if err := unix.Ftruncate(fd, 8); err != nil {
+		return fmt.Errorf("serve: session counter: %w", err)
+	}
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("serve: session counter: %w", err)
+	}
+	if s.ids, _, err = mapCounter(dup); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if s.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return fmt.Errorf("serve: eventfd: %w", err)
+	}
+	s.acceptDone = make(chan struct{})
+	s.wargs = append(s.cfg.limits.args(), "-listeners="+strconv.Itoa(len(s.ls)))
+	p := s.cfg.policy
+	if len(p.uids) > 0 {
+		s.wargs = append(s.wargs, "-allow-uid="+joinIDs(p.uids))
+	}
+	if len(p.gids) > 0 {
+		s.wargs = append(s.wargs, "-allow-gid="+joinIDs(p.gids))
+	}
+	if p.allowRemote {
+		s.wargs = append(s.wargs, "-allow-remote")
+	}
+	if s.cfg.outputDir != "" {
+		dir, err := filepath.Abs(s.cfg.outputDir)
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.log.Warn("accept", "listen", l.name, "err", err)
-			time.Sleep(50 * time.Millisecond) // EMFILE and the like
-			continue
+			return fmt.Errorf("serve: -output: %w", err)
 		}
-		go s.handle(c)
+		s.wargs = append(s.wargs, "-output="+dir)
+	}
+	return nil
+}
+
+func joinIDs(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
+}
+
+// acceptLoop accepts on the listening sockets while no worker is armed:
+// when the pool is dry (the connection then waits for a worker, handed
+// over with SCM_RIGHTS) or -max-sessions is reached (to refuse it). A
+// worker is armed only with s.mu held, and this loop's accept4 runs
+// with s.mu held and no worker armed, so the server and the workers
+// never accept at the same time.
+func (s *server) acceptLoop() {
+	defer close(s.acceptDone)
+	pfds := []unix.PollFd{{Fd: int32(s.wake), Events: unix.POLLIN}}
+	for _, l := range s.ls {
+		pfds = append(pfds, unix.PollFd{Fd: int32(l.fd), Events: unix.POLLIN})
+	}
+	for {
+		s.mu.Lock()
+		for s.armed > 0 && !s.draining {
+			s.changed.Wait()
+		}
+		if s.draining {
+			s.mu.Unlock()
+			return
+		}
+		s.polling = true
+		s.mu.Unlock()
+		_, perr := unix.Poll(pfds, -1)
+		if pfds[0].Revents != 0 {
+			var b [8]byte
+			_, _ = unix.Read(s.wake, b[:])
+		}
+		var errs []error
+		s.mu.Lock()
+		s.polling = false
+		for i := 1; perr == nil && s.armed == 0 && !s.draining && i < len(pfds); i++ {
+			switch ev := pfds[i].Revents; {
+			case ev&unix.POLLIN != 0:
+				fd, _, err := unix.Accept4(int(pfds[i].Fd), unix.SOCK_CLOEXEC)
+				switch {
+				case err == nil:
+					s.checking++
+					go s.handle(fd)
+				case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR), errors.Is(err, unix.ECONNABORTED):
+				default:
+					errs = append(errs, fmt.Errorf("%s: %w", s.ls[i-1].name, err))
+				}
+			case ev&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
+				pfds[i].Fd = -1 // poll skips it
+			}
+		}
+		s.mu.Unlock()
+		if perr != nil && !errors.Is(perr, unix.EINTR) {
+			errs = append(errs, fmt.Errorf("poll: %w", perr))
+		}
+		for _, err := range errs {
+			s.log.Warn("accept", "err", err)
+		}
+		if len(errs) > 0 {
+			time.Sleep(50 * time.Millisecond) // EMFILE and the like
+		}
 	}
 }
 
-// handle checks the peer of c and hands c to an idle worker.
-func (s *server) handle(c net.Conn) {
+// kick ends the accept loop's poll. Called with s.mu held.
+func (s *server) kick() {
+	if s.polling {
+		_, _ = unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	}
+}
+
+// balance arms idle workers (they then accept on the listening sockets)
+// while the sessions allow it: armed workers, sessions and the
+// connections the server holds never exceed -max-sessions, so a worker
+// that accepts may always keep its connection. While the server holds
+// connections, new workers go to them instead. Called with s.mu held.
+func (s *server) balance() {
+	if s.draining || s.checking > 0 || s.waiting > 0 {
+		return
+	}
+	n := s.active()
+	for _, w := range s.idle {
+		if n+s.armed >= s.cfg.maxSessions {
+			return
+		}
+		if w.armed {
+			continue
+		}
+		if _, err := w.ctl.Write([]byte(msgAccept)); err != nil {
+			continue // it is exiting: its reap follows
+		}
+		w.armed = true
+		s.armed++
+		s.kick()
+	}
+}
+
+// handle checks the peer of a connection the server accepted (fd) and
+// hands it to an idle worker.
+func (s *server) handle(fd int) {
+	f := os.NewFile(uintptr(fd), "serve-conn")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		s.mu.Lock()
+		s.checking--
+		s.balance()
+		s.mu.Unlock()
+		s.log.Warn("accept", "err", err)
+		return
+	}
 	defer c.Close() // the worker holds its own descriptor
 	pr, err := s.cfg.policy.check(c)
 	s.mu.Lock()
-	if err == nil && s.active()+s.waiting >= s.cfg.maxSessions {
+	s.checking--
+	if err == nil && s.active()+s.armed+s.waiting >= s.cfg.maxSessions {
 		err = fmt.Errorf("%w: %d sessions already (serve -max-sessions)", errRefused, s.cfg.maxSessions)
 	}
 	if err == nil && s.draining {
@@ -394,17 +625,17 @@ func (s *server) handle(c net.Conn) {
 	}
 	if err != nil {
 		s.refusals[refusalKind(err)]++
+		s.balance()
 		s.mu.Unlock()
 		s.log.Warn("refused", "peer", pr.addr, "uid", pr.uid, "pid", pr.pid, "why", err.Error())
 		return
 	}
 	s.waiting++
-	s.nextID++
-	si := &sessionInfo{id: s.nextID, peer: pr, start: time.Now(), pid: pr.pid}
+	si := &sessionInfo{id: atomic.AddUint64(s.ids, 1), peer: pr, start: time.Now(), pid: pr.pid}
 	s.refill()
 	s.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		w := s.take()
+		w := s.take(si)
 		if w == nil {
 			s.mu.Lock()
 			s.refusals["draining"]++
@@ -443,32 +674,42 @@ func refusalKind(err error) string {
 	return "other"
 }
 
-// take waits for an idle worker (nil once draining) and counts the
-// connection as no longer waiting, both at once: a refill in between
-// would start one worker too many.
-func (s *server) take() *worker {
+// take waits for an idle worker that is not armed (nil once draining),
+// makes si its session and counts the connection as no longer waiting,
+// all at once: a refill or an arming in between would start or arm one
+// worker too many.
+func (s *server) take(si *sessionInfo) *worker {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(s.idle) == 0 && !s.draining {
+	i := -1
+	for !s.draining {
+		if i = slices.IndexFunc(s.idle, func(w *worker) bool { return !w.armed }); i >= 0 {
+			break
+		}
 		s.changed.Wait()
 	}
 	s.waiting--
 	if s.draining {
 		return nil
 	}
-	w := s.idle[len(s.idle)-1]
-	s.idle = s.idle[:len(s.idle)-1]
+	w := s.idle[i]
+	s.idle = slices.Delete(s.idle, i, i+1)
+	w.sess = si
+	s.balance()
 	return w
 }
 
-// hand sends c (and the session's output files) to w and makes the
-// session w's.
+// hand sends c (and the session's output files) to w, whose session si
+// is (take); on failure it is not.
 func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
 	var files []*os.File
 	if s.cfg.outputDir != "" {
 		for _, ext := range []string{"stdout", "stderr"} {
 			f, err := os.OpenFile(filepath.Join(s.cfg.outputDir, fmt.Sprintf("session-%d.%s", si.id, ext)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 			if err != nil {
+				s.mu.Lock()
+				w.sess = nil
+				s.mu.Unlock()
 				return err
 			}
 			defer f.Close()
@@ -477,11 +718,11 @@ func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
 	}
 	rc, err := c.(syscall.Conn).SyscallConn()
 	if err != nil {
+		s.mu.Lock()
+		w.sess = nil
+		s.mu.Unlock()
 		return err
 	}
-	s.mu.Lock()
-	w.sess = si
-	s.mu.Unlock()
 	var werr error
 	err = rc.Control(func(fd uintptr) {
 		fds := []int{int(fd)}
@@ -520,10 +761,11 @@ func (s *server) refill() {
 		s.starting++
 		delay := time.Duration(0)
 		if len(s.idle) >= s.waiting {
-			// An idle worker takes each waiting connection: start the
-			// replacement once its Setup is out, not beside it (a Go
-			// process's start costs milliseconds of CPU, on the
-			// core the session needs).
+			// An idle worker takes each waiting connection: called once
+			// a session's Setup is out ("started"), start the
+			// replacement a little later still, not beside the session's
+			// first requests (a Go process's start costs milliseconds of
+			// CPU, on the core the session needs).
 			delay = refillDelay
 		}
 		if s.failures > 0 {
@@ -561,10 +803,14 @@ func (s *server) startWorker() (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: control socket: %w", err)
 	}
-	cmd := exec.Command(s.exe, s.cfg.limits.args()...)
+	cmd := exec.Command(s.exe, s.wargs...)
 	cmd.Env = s.env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{theirs}
+	// ctlFD, idsFD, then the listening sockets from listenFD on.
+	cmd.ExtraFiles = []*os.File{theirs, s.idsFile}
+	for _, l := range s.ls {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, l.file)
+	}
 	// Its own process group: a terminal's Ctrl-C reaches the server only
 	// (which drains), and the drain deadline kills what JIT'd code forked.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -588,6 +834,8 @@ func (s *server) read(w *worker) {
 			return
 		}
 		f := strings.Split(string(buf[:n]), "\x00")
+		var accepted *sessionInfo
+		var refused []string
 		s.mu.Lock()
 		switch {
 		case f[0] == msgReady && !w.ready:
@@ -598,22 +846,65 @@ func (s *server) read(w *worker) {
 				_ = w.ctl.CloseWrite()
 			} else {
 				s.idle = append(s.idle, w)
+				s.balance()
 				s.changed.Broadcast()
 			}
-		case f[0] == msgStarted && len(f) == 4 && w.sess != nil:
+		case f[0] == msgStarted && len(f) == 10:
+			if w.sess == nil {
+				// A connection the worker accepted itself.
+				if accepted = startedSession(f); accepted == nil {
+					break
+				}
+				w.sess = accepted
+				if i := slices.Index(s.idle, w); i >= 0 {
+					s.idle = slices.Delete(s.idle, i, i+1)
+				}
+				if w.armed {
+					w.armed = false
+					s.armed--
+				}
+				s.accepted++
+			}
 			if pid, err := strconv.Atoi(f[1]); err == nil && pid > 0 {
 				w.sess.pid = pid
 			}
 			w.sess.dialect, w.sess.how = f[2], f[3]
-			// The replacement starts now, as the worker writes Setup,
-			// not at the hand-over: on a busy machine its exec would
-			// compete with the session's start.
+			// The replacement starts now that Setup is out: on a busy
+			// machine its exec would compete with the session's start.
 			s.refill()
-		case f[0] == msgEnd && len(f) == 2 && w.sess != nil:
-			w.sess.reason = f[1]
+			s.balance()
+			s.changed.Broadcast()
+		case f[0] == msgRefused && len(f) == 7:
+			s.refusals[f[1]]++
+			refused = f
+		case f[0] == msgEnd && len(f) == 2:
+			w.reason = f[1]
 		}
 		s.mu.Unlock()
+		if accepted != nil {
+			s.log.Debug("accepted", "session", accepted.id, "worker", w.pid, "peer", accepted.peer.addr)
+		}
+		if refused != nil {
+			uid, _ := strconv.Atoi(refused[4])
+			pid, _ := strconv.Atoi(refused[5])
+			s.log.Warn("refused", "peer", refused[3], "uid", uid, "pid", pid, "why", refused[6])
+		}
 	}
+}
+
+// startedSession is the session of a worker's "started" report for a
+// connection it accepted (nil if malformed): pid, dialect, how, id,
+// accept time, network, address, uid, gid.
+func startedSession(f []string) *sessionInfo {
+	id, err1 := strconv.ParseUint(f[4], 10, 64)
+	ns, err2 := strconv.ParseInt(f[5], 10, 64)
+	uid, err3 := strconv.Atoi(f[8])
+	gid, err4 := strconv.Atoi(f[9])
+	if err := errors.Join(err1, err2, err3, err4); err != nil || f[6] == "" {
+		return nil
+	}
+	pr := peer{network: f[6], addr: f[7], uid: uid, gid: gid, pid: -1}
+	return &sessionInfo{id: id, peer: pr, start: time.Unix(0, ns), pid: -1}
 }
 
 // reap waits for w's exit, logs its session and refills the pool.
@@ -630,6 +921,10 @@ func (s *server) reap(w *worker) {
 	if i := slices.Index(s.idle, w); i >= 0 {
 		s.idle = slices.Delete(s.idle, i, i+1)
 	}
+	if w.armed {
+		w.armed = false
+		s.armed--
+	}
 	if !w.ready {
 		s.starting--
 		if !s.draining {
@@ -642,13 +937,14 @@ func (s *server) reap(w *worker) {
 		s.ended++
 	}
 	s.refill()
+	s.balance()
 	s.changed.Broadcast()
 	s.mu.Unlock()
 	if si == nil {
 		s.log.Debug("worker exited", "worker", w.pid, "status", exitText(st, err))
 		return
 	}
-	reason := si.reason
+	reason := w.reason
 	switch {
 	case w.killed:
 		reason = "killed at the drain deadline"
@@ -690,16 +986,26 @@ func (s *server) active() int {
 
 // drain stops accepting, lets idle workers go, waits for the sessions up
 // to the drain deadline, kills what is left and waits for every worker.
+//
+// Idle workers are let go first (their control socket shut down): an
+// armed one sees that before a connection that arrives at the same time
+// (one it has already accepted becomes a session like any other). Then
+// the listening sockets close: serve's own are shut down, which ends
+// their listening in every worker's copy at once (a connection still in
+// a queue is reset); a systemd socket stays systemd's, connections
+// queued on it wait for the next serve.
 func (s *server) drain() {
-	s.closeListeners()
 	s.mu.Lock()
 	s.draining = true
 	for _, w := range s.idle {
 		_ = w.ctl.CloseWrite()
 	}
 	s.idle = nil
+	s.kick()
 	s.changed.Broadcast()
 	s.mu.Unlock()
+	<-s.acceptDone
+	s.closeListeners()
 	deadline := time.AfterFunc(s.cfg.drainTimeout, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -731,7 +1037,7 @@ func (s *server) status() string {
 		names[i] = l.name
 	}
 	fmt.Fprintf(&b, "server pid=%d uptime=%s listen=%q draining=%t\n", os.Getpid(), time.Since(s.start).Round(time.Second), strings.Join(names, " "), s.draining)
-	fmt.Fprintf(&b, "pool idle=%d starting=%d size=%d\n", len(s.idle), s.starting, s.cfg.pool)
+	fmt.Fprintf(&b, "pool idle=%d starting=%d size=%d accepting=%d\n", len(s.idle), s.starting, s.cfg.pool, s.armed)
 	fmt.Fprintf(&b, "sessions active=%d waiting=%d max=%d accepted=%d ended=%d\n", s.active(), s.waiting, s.cfg.maxSessions, s.accepted, s.ended)
 	kinds := make([]string, 0, len(s.refusals))
 	var total uint64
@@ -780,10 +1086,7 @@ func (s *server) serveStatus(l net.Listener) {
 
 // printStatus prints what the status socket at path says.
 func printStatus(w io.Writer, path string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}

@@ -8,8 +8,9 @@ import (
 	"os"
 )
 
-// serveAction: serve, status and the serve worker need Linux (SCM_RIGHTS
-// hand-over, SO_PEERCRED, /proc/net/tcp).
+// serveAction: serve, status and the serve worker need Linux (workers
+// accepting on inherited sockets with epoll, SCM_RIGHTS, SO_PEERCRED,
+// sock_diag).
 func serveAction(argv0 string, args []string, _ bool) (code int, done bool) {
 	if len(args) == 0 || (args[0] != "serve" && args[0] != "status") {
 		return 0, false

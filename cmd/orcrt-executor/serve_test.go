@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -119,6 +121,19 @@ func TestServeSessions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `Max address space\s+68719476736\s+68719476736`, string(limits))
 	assert.Regexp(t, `Max cpu time\s+3600\s+3601`, string(limits))
+	// The session's worker closed its copy of the listening socket before
+	// Setup; the idle ones hold theirs.
+	st = s.waitStatus(t, `pool idle=2 starting=0 size=2 accepting=2`)
+	ino := listenInode(t, s.sock)
+	assert.False(t, holdsSocket(t, m[1], ino), "the session's worker %s holds the listening socket", m[1])
+	idle := 0
+	for _, pid := range children(t, s.cmd.Process.Pid) {
+		if pid != m[1] {
+			assert.True(t, holdsSocket(t, pid, ino), "idle worker %s", pid)
+			idle++
+		}
+	}
+	assert.Equal(t, 2, idle, st)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	require.NoError(t, ctl.Finish(ctx))
@@ -261,4 +276,139 @@ func TestServeSystemd(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait())
 	assert.Regexp(t, `msg=session id=1 network=unix .*reason=ended`, stderr.String())
+}
+
+// TestServeWorkersRace: pooled workers accept on the shared socket
+// themselves, racing for each connection: 40 controllers, 8 at a time,
+// each get Setup once and a session of their own; every session has its
+// own id and its own worker (a worker serves one connection), and none
+// is refused or lost.
+func TestServeWorkersRace(t *testing.T) {
+	const n, parallel = 40, 8
+	s := startServeProc(t, "-pool=4")
+	s.waitStatus(t, `pool idle=4 starting=0 size=4 accepting=4`)
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			c, err := net.Dial("unix", s.sock)
+			if !assert.NoError(t, err) {
+				return
+			}
+			ctl, err := wiretest.New(c, nil)
+			if !assert.NoError(t, err, "Setup") {
+				c.Close()
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			assert.NoError(t, ctl.Finish(ctx))
+		}()
+	}
+	wg.Wait()
+	st := s.waitStatus(t, fmt.Sprintf(`sessions active=0 waiting=0 max=64 accepted=%d ended=%d`, n, n))
+	assert.Contains(t, st, "refused total=0")
+	s.drain(t)
+	ids, workers := map[string]bool{}, map[string]bool{}
+	lines := regexp.MustCompile(`msg=session id=(\d+) .* worker=(\d+) .*reason=(\S+)`).FindAllStringSubmatch(s.stderr.String(), -1)
+	require.Len(t, lines, n, s.stderr.String())
+	for _, m := range lines {
+		assert.False(t, ids[m[1]], "session id %s twice", m[1])
+		assert.False(t, workers[m[2]], "worker %s served two sessions", m[2])
+		ids[m[1]], workers[m[2]] = true, true
+		assert.Equal(t, "ended", m[3])
+	}
+	for i := 1; i <= n; i++ {
+		assert.True(t, ids[strconv.Itoa(i)], "no session %d", i)
+	}
+}
+
+// TestServeRefusedRemote: a TCP peer on another address than loopback
+// (this host's own, where it has one) is refused by the worker that
+// accepted it: the connection is closed, the server logs one line and
+// counts it, and the worker goes on to serve the next controller.
+func TestServeRefusedRemote(t *testing.T) {
+	var ip net.IP
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			ip = n.IP
+			break
+		}
+	}
+	if ip == nil {
+		t.Skip("no non-loopback IPv4 address")
+	}
+	s := startServeProc(t, "-pool=1", "listen="+ip.String()+":0")
+	st := s.waitStatus(t, `pool idle=1 starting=0 size=1 accepting=1`)
+	m := regexp.MustCompile(`listen=(\d+\.\d+\.\d+\.\d+:\d+)`).FindStringSubmatch(st)
+	require.NotNil(t, m, st)
+	c, err := net.Dial("tcp", m[1])
+	require.NoError(t, err)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	n, err := c.Read(make([]byte, 1))
+	assert.Zero(t, n)
+	assert.ErrorContains(t, err, "EOF")
+	c.Close()
+	st = s.waitStatus(t, `refused total=1 remote=1`)
+	assert.Contains(t, st, "accepted=0")
+	ctl := s.connect(t) // the same worker, still waiting
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, ctl.Finish(ctx))
+	s.waitStatus(t, `accepted=1 ended=1`)
+	s.drain(t)
+	refusals := regexp.MustCompile(`(?m)^.*msg=refused .*$`).FindAllString(s.stderr.String(), -1)
+	require.Len(t, refusals, 1, s.stderr.String())
+	assert.Contains(t, refusals[0], "is not a loopback peer")
+	assert.Contains(t, refusals[0], "peer="+ip.String()+":")
+}
+
+// listenInode is the inode of the listening Unix socket at path.
+func listenInode(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/net/unix")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		// Num RefCount Protocol Flags Type St Inode Path; flag 0x10000:
+		// listening.
+		f := strings.Fields(line)
+		if len(f) == 8 && f[7] == path && f[3] == "00010000" {
+			return f[6]
+		}
+	}
+	t.Fatalf("no listening socket at %s", path)
+	return ""
+}
+
+// holdsSocket says whether process pid has socket inode ino open.
+func holdsSocket(t *testing.T, pid, ino string) bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/" + pid + "/fd")
+	require.NoError(t, err)
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/" + pid + "/fd/" + e.Name()); err == nil && l == "socket:["+ino+"]" {
+			return true
+		}
+	}
+	return false
+}
+
+// children lists the pids of pid's child processes.
+func children(t *testing.T, pid int) []string {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	require.NoError(t, err)
+	var out []string
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			out = append(out, strings.Fields(string(b))...)
+		}
+	}
+	return out
 }

@@ -7,14 +7,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -26,21 +30,31 @@ import (
 )
 
 // workerArg starts a serve worker: the server re-executes its own binary
-// with it and the control socket as descriptor ctlFD.
+// with it, the control socket as descriptor ctlFD, the session counter
+// as idsFD and its listening sockets from listenFD on.
 const (
 	workerArg = "__orcrt-serve-worker"
 	ctlFD     = 3
+	idsFD     = 4
+	listenFD  = 5
 )
 
 // Control messages on the worker's SOCK_SEQPACKET socketpair, one per
-// packet, fields separated by NUL: worker to server "ready", "started"
-// (peer pid, dialect, evidence) and "end" (reason); server to worker
-// "session" (id) with the connection, and optionally the session's
-// stdout and stderr, as SCM_RIGHTS.
+// packet, fields separated by NUL. Worker to server: "ready"; "started"
+// once Setup is out (peer pid, dialect, evidence, session id, accept
+// time, and for a connection the worker accepted itself the peer's
+// network, address, uid and gid); "refused" (kind, network, address,
+// uid, pid, why) for a peer the policy turned away; "end" (reason).
+// Server to worker: "accept" (wait on the listening sockets too),
+// "session" (id) with a connection the server accepted, and optionally
+// the session's stdout and stderr, as SCM_RIGHTS; the end of the
+// stream lets the worker go.
 const (
 	msgReady   = "ready"
+	msgAccept  = "accept"
 	msgSession = "session"
 	msgStarted = "started"
+	msgRefused = "refused"
 	msgEnd     = "end"
 )
 
@@ -59,16 +73,28 @@ func (l workerLimits) args() []string {
 }
 
 // workerMain is a serve worker: initialised before any controller
-// connects, it tells the server it is ready, waits for one connection on
-// the control socket and serves it as `socket:adopt=` would (choosing
-// the dialect per connection), then exits. The server closing the
-// control socket first ends it with status 0.
+// connects, it tells the server it is ready and waits for one
+// connection: accepted on the listening sockets itself once the server
+// arms it, its peer checked against the policy, or handed over by the
+// server. It serves it as `socket:adopt=` would (choosing the dialect
+// per connection), then exits. The server closing the control socket
+// first ends it with status 0.
 func workerMain(argv0 string, args []string) int {
 	fs := flag.NewFlagSet(workerArg, flag.ContinueOnError)
-	var lim workerLimits
+	var (
+		lim              workerLimits
+		nls              int
+		uids, gids, outd string
+	)
+	pol := policy{self: os.Geteuid()}
 	fs.Uint64Var(&lim.as, "as", 0, "")
 	fs.DurationVar(&lim.cpu, "cpu", 0, "")
 	fs.DurationVar(&lim.idle, "idle", 0, "")
+	fs.IntVar(&nls, "listeners", 0, "")
+	fs.StringVar(&uids, "allow-uid", "", "")
+	fs.StringVar(&gids, "allow-gid", "", "")
+	fs.BoolVar(&pol.allowRemote, "allow-remote", false, "")
+	fs.StringVar(&outd, "output", "", "")
 	fail := func(err error) int {
 		fmt.Fprintf(os.Stderr, "%s: serve worker: %v\n", argv0, err)
 		return 1
@@ -76,8 +102,25 @@ func workerMain(argv0 string, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return fail(err)
 	}
-	if _, err := unix.FcntlInt(ctlFD, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
-		return fail(fmt.Errorf("control socket: %w", err))
+	var err error
+	if pol.uids, err = parseIDs(uids, lookupUser); err != nil {
+		return fail(err)
+	}
+	if pol.gids, err = parseIDs(gids, lookupGroup); err != nil {
+		return fail(err)
+	}
+	inherited := []int{ctlFD, idsFD}
+	for i := range nls {
+		inherited = append(inherited, listenFD+i)
+	}
+	for _, fd := range inherited {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+			return fail(fmt.Errorf("descriptor %d: %w", fd, err))
+		}
+	}
+	ids, unmapIDs, err := mapCounter(idsFD)
+	if err != nil {
+		return fail(err)
 	}
 	if err := fatalsig.Install(); err != nil {
 		return fail(err)
@@ -91,7 +134,7 @@ func workerMain(argv0 string, args []string) int {
 	defer cancel()
 	ss := session{ctx: ctx}
 	if os.Getenv("ORCRT_LOG") == "debug" {
-		ss.logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		ss.logger = newTextLogger(os.Stderr, levelDebug)
 	}
 	var act *activity
 	if lim.idle > 0 {
@@ -117,35 +160,73 @@ func workerMain(argv0 string, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := sendCtl(msgReady); err != nil {
-		return fail(err)
+	// Go's poller starts with the first descriptor it polls, the
+	// connection: start it now (epoll_create, an eventfd), not between
+	// accept and Setup. Serve's GOMAXPROCS stops the world after Setup,
+	// as the controller reads it: a worker has nothing running yet.
+	if r, w, err := os.Pipe(); err == nil {
+		r.Close()
+		w.Close()
 	}
-	id, fds, err := recvSession()
+	if n := ss.options().MaxProcs; n > 0 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(n)
+	}
+	ctl := ctlSock(ctlFD)
+	wt, err := newWaiter(ctl, listenFD, nls, pol)
 	if err != nil {
 		return fail(err)
 	}
-	if fds == nil {
+	if err := ctl.send(msgReady); err != nil {
+		return fail(err)
+	}
+	acc, err := wt.wait()
+	// One connection per worker: the listening sockets go before Setup,
+	// so neither this session's JIT'd code nor what it forks holds them.
+	wt.close()
+	if err != nil {
+		return fail(err)
+	}
+	if acc == nil {
 		return 0 // the server let this worker go
 	}
-	if len(fds) == 3 {
-		for i, fd := range fds[1:] {
+	if !acc.handed {
+		acc.id = atomic.AddUint64(ids, 1)
+	}
+	if acc.handed || outd == "" {
+		for i, fd := range acc.outputs {
 			if err := unix.Dup3(fd, i+1, 0); err != nil {
-				return fail(fmt.Errorf("session %d: output: %w", id, err))
+				return fail(fmt.Errorf("session %d: output: %w", acc.id, err))
 			}
 			_ = unix.Close(fd)
 		}
+	} else if err := openOutputs(outd, acc.id); err != nil {
+		_ = acc.conn.Close()
+		return fail(fmt.Errorf("session %d: output: %w", acc.id, err))
 	}
+	conn := acc.conn
+	pid := acc.peer.pid
+	// The server learns of the session once Setup is out and the
+	// controller has read it: at its first message (or end of file), or
+	// watchDelay after Setup, or as the worker ends if it never gets that
+	// far. Earlier, the server's wake-up would compete with the
+	// controller for the CPU while it reads Setup.
+	report := sync.OnceFunc(func() {
+		pr := acc.peer
+		_ = ctl.send(msgStarted, strconv.Itoa(pid), ss.dialect.Name, how,
+			strconv.FormatUint(acc.id, 10), strconv.FormatInt(acc.start.UnixNano(), 10),
+			pr.network, pr.addr, strconv.Itoa(pr.uid), strconv.Itoa(pr.gid))
+		unmapIDs()
+	})
+	defer report()
 	if err := lim.apply(); err != nil {
-		return fail(fmt.Errorf("session %d: %w", id, err))
+		_ = conn.Close()
+		return fail(fmt.Errorf("session %d: %w", acc.id, err))
 	}
-	conn, err := simpleremote.AdoptSocket(fds[0])
-	if err != nil {
-		return fail(fmt.Errorf("session %d: %w", id, err))
-	}
-	pid := 0
 	ss.executor = built
 	if !pinned {
-		pid = simpleremote.PeerPID(conn)
+		if pid <= 0 {
+			pid = simpleremote.PeerPID(conn)
+		}
 		d, ev, err := dialect.Choose("", pid)
 		if err != nil {
 			_ = conn.Close()
@@ -157,24 +238,24 @@ func workerMain(argv0 string, args []string) int {
 		}
 		ss.dialect, how = d, ev.How
 	}
-	ss.started = func(*executor.Executor) {
-		_ = sendCtl(msgStarted, strconv.Itoa(pid), ss.dialect.Name, how)
-	}
 	// Serve watches a loopback controller's socket (the
 	// -oop-executor-connect exit) from the start, and its first look
 	// scans /proc, CPU taken from the Setup write. Serve gets a wrapper
 	// instead, and the watch starts once the controller has sent its
 	// first message.
-	wc := &workerConn{Conn: conn, act: act}
+	wc := &workerConn{Conn: conn, act: act, report: report}
 	defer wc.stopWatch()
 	ss.wrap = func(simpleremote.Conn) simpleremote.Conn {
-		time.AfterFunc(watchDelay, wc.startWatch) // a controller that never sends
+		time.AfterFunc(watchDelay, func() { // a controller that never sends
+			report()
+			wc.startWatch()
+		})
 		return wc
 	}
 	if act != nil {
 		act.touch()
 		go act.watch(ctx, lim.idle, func() {
-			_ = sendCtl(msgEnd, "idle-timeout")
+			_ = ctl.send(msgEnd, "idle-timeout")
 			cancel()
 		})
 	}
@@ -183,11 +264,299 @@ func workerMain(argv0 string, args []string) int {
 		signal.Notify(xcpu, syscall.SIGXCPU)
 		go func() {
 			<-xcpu
-			_ = sendCtl(msgEnd, "cpu-limit")
+			_ = ctl.send(msgEnd, "cpu-limit")
 			_ = unix.Kill(os.Getpid(), unix.SIGKILL)
 		}()
 	}
 	return runSession(argv0, conn, ss)
+}
+
+// mapCounter maps the session counter the server shares (a memfd) and
+// closes fd: a worker takes the next session id from it when it accepts
+// a connection, so ids follow the order of acceptance whoever accepts.
+func mapCounter(fd int) (ctr *uint64, unmap func(), err error) {
+	mem, err := unix.Mmap(fd, 0, 8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	_ = unix.Close(fd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session counter: %w", err)
+	}
+	return (*uint64)(unsafe.Pointer(&mem[0])), sync.OnceFunc(func() { _ = unix.Munmap(mem) }), nil
+}
+
+// openOutputs makes dir/session-<id>.stdout and .stderr this process's
+// stdout and stderr (serve -output).
+func openOutputs(dir string, id uint64) error {
+	for i, ext := range []string{"stdout", "stderr"} {
+		fd, err := unix.Open(filepath.Join(dir, fmt.Sprintf("session-%d.%s", id, ext)), unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		err = unix.Dup3(fd, i+1, 0)
+		_ = unix.Close(fd)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accepted is a worker's one connection.
+type accepted struct {
+	conn    simpleremote.Conn
+	peer    peer // the worker's own check (handed: unknown, network "")
+	id      uint64
+	start   time.Time
+	handed  bool  // by the server, with the session id
+	outputs []int // handed: the session's stdout and stderr, or none
+}
+
+// waiter is an idle worker's wait for its connection: one epoll set
+// holds the control socket and, once the server arms the worker
+// (msgAccept), the listening sockets, each with EPOLLEXCLUSIVE so that a
+// connection wakes one waiting worker, not all of them. accept4 on the
+// shared non-blocking sockets decides who takes it: EAGAIN means
+// another worker did.
+type waiter struct {
+	ctl   ctlSock
+	ep    int
+	ls    []int // listening sockets; -1 once dropped
+	pol   policy
+	armed bool
+}
+
+func newWaiter(ctl ctlSock, first, n int, pol policy) (*waiter, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll: %w", err)
+	}
+	w := &waiter{ctl: ctl, ep: ep, pol: pol}
+	for i := range n {
+		w.ls = append(w.ls, first+i)
+	}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, int(ctl), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(ctl)}); err != nil {
+		_ = unix.Close(ep)
+		return nil, fmt.Errorf("epoll: control socket: %w", err)
+	}
+	return w, nil
+}
+
+// arm adds the listening sockets to the set.
+func (w *waiter) arm() error {
+	if w.armed {
+		return nil
+	}
+	w.armed = true
+	for _, fd := range w.ls {
+		if fd < 0 {
+			continue
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLEXCLUSIVE, Fd: int32(fd)}
+		err := unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, fd, &ev)
+		if errors.Is(err, unix.EINVAL) { // before Linux 4.5: every waiter wakes, one accepts
+			ev.Events = unix.EPOLLIN
+			err = unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, fd, &ev)
+		}
+		if err != nil {
+			return fmt.Errorf("epoll: listening socket %d: %w", fd, err)
+		}
+	}
+	return nil
+}
+
+// drop stops waiting on listening socket i and closes it (serve shut it
+// down: draining).
+func (w *waiter) drop(i int) {
+	if w.armed {
+		_ = unix.EpollCtl(w.ep, unix.EPOLL_CTL_DEL, w.ls[i], nil)
+	}
+	_ = unix.Close(w.ls[i])
+	w.ls[i] = -1
+}
+
+// close closes the listening sockets and the epoll set.
+func (w *waiter) close() {
+	for i, fd := range w.ls {
+		if fd >= 0 {
+			_ = unix.Close(fd)
+			w.ls[i] = -1
+		}
+	}
+	if w.ep >= 0 {
+		_ = unix.Close(w.ep)
+		w.ep = -1
+	}
+}
+
+// wait returns the worker's connection: one it accepted whose peer the
+// policy allows, or one the server handed over; nil when the server lets
+// the worker go. A refused peer is reported to the server, closed, and
+// the wait goes on.
+func (w *waiter) wait() (*accepted, error) {
+	var evs [8]unix.EpollEvent
+	for {
+		n, err := unix.EpollWait(w.ep, evs[:], -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("epoll_wait: %w", err)
+		}
+		if slices.ContainsFunc(evs[:n], func(ev unix.EpollEvent) bool { return ev.Fd == int32(w.ctl) }) {
+			// The server first: being let go (draining) wins over a
+			// connection, which another worker or the server may take
+			// (level-triggered, it is reported again).
+			acc, done, err := w.control()
+			if done || err != nil {
+				return acc, err
+			}
+			continue
+		}
+		for _, ev := range evs[:n] {
+			if acc := w.accept(int(ev.Fd), ev.Events); acc != nil {
+				return acc, nil
+			}
+		}
+	}
+}
+
+// control reads one message from the server: done with nil when the
+// server closed the socket, with a connection for "session"; "accept"
+// arms the worker.
+func (w *waiter) control() (acc *accepted, done bool, err error) {
+	msg, fds, err := w.ctl.recv()
+	if errors.Is(err, unix.EAGAIN) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	kind, rest, _ := cutField(msg)
+	switch {
+	case msg == "" && len(fds) == 0:
+		return nil, true, nil
+	case kind == msgAccept && len(fds) == 0:
+		return nil, false, w.arm()
+	case kind == msgSession && (len(fds) == 1 || len(fds) == 3):
+		id, perr := strconv.ParseUint(rest, 10, 64)
+		if perr != nil {
+			break
+		}
+		conn, err := simpleremote.AdoptSocket(fds[0])
+		if err != nil {
+			for _, fd := range fds[1:] {
+				_ = unix.Close(fd)
+			}
+			return nil, true, fmt.Errorf("session %d: %w", id, err)
+		}
+		return &accepted{conn: conn, peer: peer{uid: -1, gid: -1, pid: -1}, id: id, start: time.Now(), handed: true, outputs: fds[1:]}, true, nil
+	}
+	for _, fd := range fds {
+		_ = unix.Close(fd)
+	}
+	return nil, true, fmt.Errorf("control socket: unexpected message %q with %d descriptors", msg, len(fds))
+}
+
+// accept takes a connection from listening socket fd if one is there
+// and checks its peer: the connection if allowed, else nil.
+func (w *waiter) accept(fd int, events uint32) *accepted {
+	i := slices.Index(w.ls, fd)
+	if i < 0 {
+		return nil
+	}
+	if events&(unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		w.drop(i) // shut down: the server is draining
+		return nil
+	}
+	// Blocking, so that AdoptSocket's os.NewFile keeps it out of Go's
+	// poller (Linux's accept4 does not copy the listener's O_NONBLOCK).
+	nfd, _, err := unix.Accept4(fd, unix.SOCK_CLOEXEC)
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR), errors.Is(err, unix.ECONNABORTED):
+		return nil // another worker took it, or it went away
+	case errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE), errors.Is(err, unix.ENOBUFS), errors.Is(err, unix.ENOMEM):
+		time.Sleep(50 * time.Millisecond)
+		return nil
+	default:
+		w.drop(i) // not listening any more
+		return nil
+	}
+	start := time.Now()
+	conn, err := simpleremote.AdoptSocket(nfd)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "orcrt-executor: serve worker: %v\n", err)
+		return nil
+	}
+	nc, ok := conn.(net.Conn)
+	if !ok {
+		_ = conn.Close()
+		return nil
+	}
+	pr, err := w.pol.check(nc)
+	if err != nil {
+		// Reported before the close: the server has counted the refusal
+		// by the time the peer sees its end of file.
+		_ = w.ctl.send(msgRefused, refusalKind(err), pr.network, pr.addr, strconv.Itoa(pr.uid), strconv.Itoa(pr.pid), err.Error())
+		_ = conn.Close()
+		return nil
+	}
+	return &accepted{conn: conn, peer: pr, start: start}
+}
+
+// ctlSock is a worker's end of its control socket.
+type ctlSock int
+
+// send sends one control message to the server.
+func (c ctlSock) send(fields ...string) error {
+	b := []byte(fields[0])
+	for _, f := range fields[1:] {
+		b = append(append(b, 0), f...)
+	}
+	for {
+		_, err := unix.Write(int(c), b)
+		if !errors.Is(err, unix.EINTR) {
+			if err != nil {
+				return fmt.Errorf("control socket: %w", err)
+			}
+			return nil
+		}
+	}
+}
+
+// recv reads one message from the server without blocking (EAGAIN if
+// none), with the descriptors it carries; "" and none at the end of the
+// stream.
+func (c ctlSock) recv() (msg string, fds []int, err error) {
+	buf := make([]byte, 128)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	var n, oobn int
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(int(c), buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, unix.EAGAIN) {
+			return "", nil, err
+		}
+		return "", nil, fmt.Errorf("control socket: %w", err)
+	}
+	scms, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil {
+		return "", nil, fmt.Errorf("control socket: %w", err)
+	}
+	for _, scm := range scms {
+		got, err := unix.ParseUnixRights(&scm)
+		if err != nil {
+			for _, fd := range fds {
+				_ = unix.Close(fd)
+			}
+			return "", nil, fmt.Errorf("control socket: %w", err)
+		}
+		fds = append(fds, got...)
+	}
+	return string(buf[:n]), fds, nil
 }
 
 // apply sets the session's resource limits on this process.
@@ -206,64 +575,6 @@ func (l workerLimits) apply() error {
 		}
 	}
 	return nil
-}
-
-// sendCtl sends one control message to the server.
-func sendCtl(fields ...string) error {
-	b := []byte(fields[0])
-	for _, f := range fields[1:] {
-		b = append(append(b, 0), f...)
-	}
-	for {
-		_, err := unix.Write(ctlFD, b)
-		if !errors.Is(err, unix.EINTR) {
-			if err != nil {
-				return fmt.Errorf("control socket: %w", err)
-			}
-			return nil
-		}
-	}
-}
-
-// recvSession waits for the server's session message and returns its id
-// and descriptors (the connection first); nil descriptors mean the
-// server closed the control socket.
-func recvSession() (id uint64, fds []int, err error) {
-	buf := make([]byte, 128)
-	oob := make([]byte, unix.CmsgSpace(3*4))
-	var n, oobn int
-	for {
-		n, oobn, _, _, err = unix.Recvmsg(ctlFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return 0, nil, fmt.Errorf("control socket: %w", err)
-	}
-	if n == 0 && oobn == 0 {
-		return 0, nil, nil
-	}
-	scms, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil {
-		return 0, nil, fmt.Errorf("control socket: %w", err)
-	}
-	for _, scm := range scms {
-		got, err := unix.ParseUnixRights(&scm)
-		if err != nil {
-			return 0, nil, fmt.Errorf("control socket: %w", err)
-		}
-		fds = append(fds, got...)
-	}
-	kind, rest, _ := cutField(string(buf[:n]))
-	id, perr := strconv.ParseUint(rest, 10, 64)
-	if kind != msgSession || perr != nil || (len(fds) != 1 && len(fds) != 3) {
-		for _, fd := range fds {
-			_ = unix.Close(fd)
-		}
-		return 0, nil, fmt.Errorf("control socket: unexpected message %q with %d descriptors", buf[:n], len(fds))
-	}
-	return id, fds, nil
 }
 
 // cutField splits a control message at its first NUL.
@@ -316,13 +627,15 @@ func (a *activity) watch(ctx context.Context, d time.Duration, idle func()) {
 	}
 }
 
-// workerConn is the connection Serve gets in a worker: every read that
-// brings data counts as activity (with an idle timeout), and the first
-// (or watchDelay) starts the watch for a controller that closes without
-// a shutdown.
+// workerConn is the connection Serve gets in a worker: its first read
+// (which follows the Setup write) reports the session to the server once
+// it returns; every read that brings data counts as activity (with an
+// idle timeout), and the first (or watchDelay) starts the watch for a
+// controller that closes without a shutdown.
 type workerConn struct {
 	simpleremote.Conn
 	act     *activity
+	report  func() // once
 	first   sync.Once
 	mu      sync.Mutex
 	stop    func()
@@ -331,6 +644,9 @@ type workerConn struct {
 
 func (c *workerConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if c.report != nil {
+		c.report()
+	}
 	if n > 0 {
 		if c.act != nil {
 			c.act.touch()

@@ -1,0 +1,307 @@
+//go:build cgo && linux
+
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// testListener is a Unix listening socket as serve keeps it (rawListener:
+// non-blocking, out of Go's poller).
+func testListener(t *testing.T) (*listener, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	l, err := net.Listen("unix", path)
+	require.NoError(t, err)
+	ln, err := rawListener(l, "unix="+path)
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.file.Close() })
+	return ln, path
+}
+
+// testWaiter is a waiter as a worker has it, with its own copy of ln and
+// the server's end of its control socket.
+type testWaiter struct {
+	w    *waiter
+	srv  *net.UnixConn
+	done chan struct{}
+	acc  *accepted
+	err  error
+}
+
+func newTestWaiter(t *testing.T, ln *listener, pol policy) *testWaiter {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	f := os.NewFile(uintptr(fds[0]), "ctl")
+	c, err := net.FileConn(f)
+	f.Close()
+	require.NoError(t, err)
+	lfd, err := unix.FcntlInt(uintptr(ln.fd), unix.F_DUPFD_CLOEXEC, 0)
+	require.NoError(t, err)
+	w, err := newWaiter(ctlSock(fds[1]), lfd, 1, pol)
+	require.NoError(t, err)
+	tw := &testWaiter{w: w, srv: c.(*net.UnixConn), done: make(chan struct{})}
+	t.Cleanup(func() {
+		tw.srv.Close()
+		<-tw.done
+		w.close()
+		_ = unix.Close(fds[1])
+		if tw.acc != nil {
+			_ = tw.acc.conn.Close()
+		}
+	})
+	return tw
+}
+
+// start runs the wait; arm sends "accept" first.
+func (tw *testWaiter) start(t *testing.T, arm bool) {
+	t.Helper()
+	if arm {
+		_, err := tw.srv.Write([]byte(msgAccept))
+		require.NoError(t, err)
+	}
+	go func() {
+		defer close(tw.done)
+		tw.acc, tw.err = tw.w.wait()
+	}()
+}
+
+// release lets the waiter go (the server's drain) and waits for it.
+func (tw *testWaiter) release(t *testing.T) {
+	t.Helper()
+	require.NoError(t, tw.srv.CloseWrite())
+	select {
+	case <-tw.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a released waiter did not return")
+	}
+}
+
+func (tw *testWaiter) returned() bool {
+	select {
+	case <-tw.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestWaitersRace: armed workers racing on one listening socket (epoll
+// with EPOLLEXCLUSIVE, accept4 on the shared non-blocking socket): each
+// connection is taken by exactly one, each taker has exactly one, the
+// others go on waiting and end when let go.
+func TestWaitersRace(t *testing.T) {
+	ln, path := testListener(t)
+	self := policy{self: os.Geteuid()}
+	for round := range 60 {
+		waiters, conns := 2, 1
+		if round%3 == 2 {
+			waiters, conns = 4, 3
+		}
+		tws := make([]*testWaiter, waiters)
+		for i := range tws {
+			tws[i] = newTestWaiter(t, ln, self)
+			tws[i].start(t, true)
+		}
+		if round%2 == 0 {
+			time.Sleep(2 * time.Millisecond) // all in epoll_wait
+		}
+		clients := make([]net.Conn, conns)
+		var wg sync.WaitGroup
+		for i := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := net.Dial("unix", path)
+				if assert.NoError(t, err) {
+					clients[i] = c
+				}
+			}()
+		}
+		wg.Wait()
+		// Exactly conns waiters return, each with a connection.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := 0
+			for _, tw := range tws {
+				if tw.returned() {
+					n++
+				}
+			}
+			if n == conns {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "round %d: %d of %d connections taken", round, n, conns)
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(5 * time.Millisecond) // a second taker would show now
+		var takers []*testWaiter
+		for _, tw := range tws {
+			if tw.returned() {
+				require.NoError(t, tw.err)
+				require.NotNil(t, tw.acc, "round %d: a waiter returned without a connection", round)
+				assert.False(t, tw.acc.handed)
+				assert.Equal(t, os.Getpid(), tw.acc.peer.pid)
+				tw.w.close() // as workerMain does
+				takers = append(takers, tw)
+			}
+		}
+		require.Len(t, takers, conns, "round %d", round)
+		// One to one: a byte written on each taken connection reaches
+		// exactly one client.
+		for i, tw := range takers {
+			_, err := tw.acc.conn.Write([]byte{byte('a' + i)})
+			require.NoError(t, err)
+		}
+		seen := map[byte]bool{}
+		for _, c := range clients {
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			var b [2]byte
+			n, err := c.Read(b[:])
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+			assert.False(t, seen[b[0]], "round %d: two clients on one connection", round)
+			seen[b[0]] = true
+			c.Close()
+		}
+		for _, tw := range tws {
+			if !tw.returned() {
+				tw.release(t)
+				require.NoError(t, tw.err)
+				assert.Nil(t, tw.acc, "a released waiter has no connection")
+			}
+		}
+	}
+}
+
+// TestWaiterRefuses: a peer the policy refuses is reported to the server
+// once per connection (before its close) and closed, and the worker goes
+// on waiting (here for ever: nobody is allowed) until let go.
+func TestWaiterRefuses(t *testing.T) {
+	ln, path := testListener(t)
+	tw := newTestWaiter(t, ln, policy{self: os.Geteuid() + 1})
+	tw.start(t, true)
+	for range 2 {
+		c, err := net.Dial("unix", path)
+		require.NoError(t, err)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := c.Read(make([]byte, 1))
+		assert.Zero(t, n)
+		assert.ErrorContains(t, err, "EOF")
+		c.Close()
+		_ = tw.srv.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 512)
+		n, err = tw.srv.Read(buf)
+		require.NoError(t, err)
+		f := strings.Split(string(buf[:n]), "\x00")
+		require.Len(t, f, 7, "%q", buf[:n])
+		assert.Equal(t, []string{msgRefused, "uid", "unix", "@", strconv.Itoa(os.Geteuid()), strconv.Itoa(os.Getpid())}, f[:6])
+		assert.Contains(t, f[6], fmt.Sprintf("unix peer uid %d", os.Geteuid()))
+	}
+	// Nothing more than one message per refusal.
+	_ = tw.srv.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	_, err := tw.srv.Read(make([]byte, 512))
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	assert.False(t, tw.returned())
+	tw.release(t)
+	require.NoError(t, tw.err)
+	assert.Nil(t, tw.acc)
+}
+
+// TestWaiterUnarmed: a worker the server has not armed does not accept;
+// it takes a connection the server hands over instead.
+func TestWaiterUnarmed(t *testing.T) {
+	ln, path := testListener(t)
+	tw := newTestWaiter(t, ln, policy{self: os.Geteuid()})
+	tw.start(t, false)
+	c, err := net.Dial("unix", path) // queued: nobody accepts
+	require.NoError(t, err)
+	defer c.Close()
+	time.Sleep(20 * time.Millisecond)
+	assert.False(t, tw.returned(), "an unarmed worker accepted")
+	a, b := loopbackPair(t, "tcp", "127.0.0.1:0")
+	rc, err := b.(*net.TCPConn).SyscallConn()
+	require.NoError(t, err)
+	var werr error
+	require.NoError(t, rc.Control(func(fd uintptr) {
+		_, _, werr = tw.srv.WriteMsgUnix([]byte(msgSession+"\x0042"), unix.UnixRights(int(fd)), nil)
+	}))
+	require.NoError(t, werr)
+	select {
+	case <-tw.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hand-over was not taken")
+	}
+	require.NoError(t, tw.err)
+	require.NotNil(t, tw.acc)
+	assert.True(t, tw.acc.handed)
+	assert.Equal(t, uint64(42), tw.acc.id)
+	_, err = tw.acc.conn.Write([]byte("x"))
+	require.NoError(t, err)
+	_ = a.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := a.Read(make([]byte, 1))
+	assert.Equal(t, 1, n)
+	assert.NoError(t, err)
+}
+
+// TestWaiterShutdown: a listening socket shut down (serve's drain) is
+// dropped, not spun on; the worker still ends when let go.
+func TestWaiterShutdown(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			var ln *listener
+			if network == "unix" {
+				ln, _ = testListener(t)
+			} else {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				require.NoError(t, err)
+				ln, err = rawListener(l, "tcp")
+				require.NoError(t, err)
+				defer ln.file.Close()
+			}
+			tw := newTestWaiter(t, ln, policy{self: os.Geteuid()})
+			tw.start(t, true)
+			time.Sleep(5 * time.Millisecond)
+			require.NoError(t, unix.Shutdown(ln.fd, unix.SHUT_RDWR))
+			time.Sleep(20 * time.Millisecond)
+			assert.False(t, tw.returned())
+			tw.release(t)
+			require.NoError(t, tw.err)
+			assert.Nil(t, tw.acc)
+			assert.Equal(t, []int{-1}, tw.w.ls, "the shut-down socket dropped")
+		})
+	}
+}
+
+// TestMapCounter: the session counter is shared through the memfd.
+func TestMapCounter(t *testing.T) {
+	fd, err := unix.MemfdCreate("test-ids", unix.MFD_CLOEXEC)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	require.NoError(t, unix.Ftruncate(fd, 8))
+	var ctrs []*uint64
+	for range 2 {
+		dup, err := unix.Dup(fd)
+		require.NoError(t, err)
+		ctr, unmap, err := mapCounter(dup)
+		require.NoError(t, err)
+		defer unmap()
+		ctrs = append(ctrs, ctr)
+	}
+	*ctrs[0]++
+	*ctrs[1]++
+	assert.Equal(t, uint64(2), *ctrs[0])
+}
