@@ -166,13 +166,7 @@ func TestServeIdleTimeout(t *testing.T) {
 func TestServeMaxSessions(t *testing.T) {
 	s := startServeProc(t, "-pool=1", "-max-sessions=1")
 	ctl := s.connect(t)
-	c, err := net.Dial("unix", s.sock)
-	require.NoError(t, err)
-	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	n, err := c.Read(make([]byte, 1))
-	assert.Zero(t, n)
-	assert.ErrorContains(t, err, "EOF")
-	c.Close()
+	assertRefused(t, "unix", s.sock)
 	assert.Contains(t, s.waitStatus(t, `refused total=1`), "max-sessions=1")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -347,13 +341,7 @@ func TestServeRefusedRemote(t *testing.T) {
 	st := s.waitStatus(t, `pool idle=1 starting=0 size=1 accepting=1`)
 	m := regexp.MustCompile(`listen=(\d+\.\d+\.\d+\.\d+:\d+)`).FindStringSubmatch(st)
 	require.NotNil(t, m, st)
-	c, err := net.Dial("tcp", m[1])
-	require.NoError(t, err)
-	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	n, err := c.Read(make([]byte, 1))
-	assert.Zero(t, n)
-	assert.ErrorContains(t, err, "EOF")
-	c.Close()
+	assertRefused(t, "tcp", m[1])
 	st = s.waitStatus(t, `refused total=1 remote=1`)
 	assert.Contains(t, st, "accepted=0")
 	ctl := s.connect(t) // the same worker, still waiting
@@ -411,4 +399,17 @@ func children(t *testing.T, pid int) []string {
 		}
 	}
 	return out
+}
+
+// assertRefused connects to addr and expects the connection closed
+// without a byte: how serve refuses a peer.
+func assertRefused(t *testing.T, network, addr string) {
+	t.Helper()
+	c, err := net.Dial(network, addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	n, err := c.Read(make([]byte, 1))
+	assert.Zero(t, n)
+	assert.ErrorContains(t, err, "EOF")
 }

@@ -254,12 +254,7 @@ func TestListenTCP(t *testing.T) {
 	defer ctl.Close()
 	conn, err := l.Accept(ctxT(t))
 	require.NoError(t, err)
-	fd := rawFD(t, conn)
-	nodelay, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
-	require.NoError(t, err)
-	assert.Equal(t, 1, nodelay, "TCP_NODELAY")
-	ce, _ := fdFlags(t, fd)
-	assert.True(t, ce, "close-on-exec")
+	fd := assertTCPConn(t, conn)
 
 	// One connection per process: the listener is closed.
 	_, err = net.Dial("tcp", addr.String())
@@ -418,13 +413,7 @@ func TestDialTCP(t *testing.T) {
 			ctl := <-accepted
 			require.NotNil(t, ctl)
 			defer ctl.Close()
-			fd := rawFD(t, conn)
-			nodelay, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
-			require.NoError(t, err)
-			assert.Equal(t, 1, nodelay, "TCP_NODELAY")
-			ce, nb := fdFlags(t, fd)
-			assert.True(t, ce, "close-on-exec")
-			assert.True(t, nb, "non-blocking (the poller's)")
+			assertTCPConn(t, conn)
 			_, err = conn.Write([]byte("ping"))
 			require.NoError(t, err)
 			buf := make([]byte, 4)
@@ -467,4 +456,18 @@ func TestDialTCPErrors(t *testing.T) {
 	defer cancel()
 	_, err = simpleremote.DialTCP(ctx, "127.0.0.1", full)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+// assertTCPConn checks what every TCP Conn has (TCP_NODELAY,
+// close-on-exec, non-blocking for the poller) and returns its descriptor.
+func assertTCPConn(t *testing.T, conn simpleremote.Conn) int {
+	t.Helper()
+	fd := rawFD(t, conn)
+	nodelay, err := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+	require.NoError(t, err)
+	assert.Equal(t, 1, nodelay, "TCP_NODELAY")
+	ce, nb := fdFlags(t, fd)
+	assert.True(t, ce, "close-on-exec")
+	assert.True(t, nb, "non-blocking (the poller's)")
+	return fd
 }
