@@ -4,8 +4,10 @@
 # runs each for a fixed time on one worker, beside the native engine's
 # rate of the same target measured in the same run (.ci/fuzz-rate.sh).
 # Prints per target: the native execs/s, libFuzzer's execs and execs/s
-# (stat::number_of_executed_units, stat::average_exec_per_sec), and
-# libFuzzer's coverage and features after the seed corpus and at the end.
+# (stat::number_of_executed_units, stat::average_exec_per_sec), the
+# 1-minute load average at the end of each engine's run (other work on
+# the machine slows both), and libFuzzer's coverage and features after
+# the seed corpus and at the end.
 # FuzzFloor is each engine's own ceiling (a target that does nothing).
 #
 # Usage: .ci/fuzz-libfuzzer.sh [time [target-regexp]] (default 60s, every
@@ -56,20 +58,21 @@ echo "== build (fuzz/oss-fuzz/build.sh)" >&2
 OUT=$work/out WORK=$work/build fuzz/oss-fuzz/build.sh $targets || exit 1
 
 # The native rates: one .ci/fuzz-rate.sh run over the same targets.
-declare -A native=()
+declare -A native=() nload=()
 if [ "${NATIVE:-1}" != 0 ]; then
   re="^($(paste -sd'|' <<<"$targets"))\$"
   echo "== native engine: .ci/fuzz-rate.sh $fuzztime '$re'" >&2
   .ci/fuzz-rate.sh "$fuzztime" "$re" >"$work/native.txt" || status=1
   cat "$work/native.txt" >&2
-  while read -r name _ rate _; do
+  while read -r name _ rate _ load _; do
     native[${name##*.}]=$rate
+    nload[${name##*.}]=$load
   done < <(tail -n +2 "$work/native.txt")
 fi
 
-row() { printf '%-16s %14s %14s %10s %14s %14s  %s\n' "$@"; }
+row() { printf '%-16s %14s %5s %14s %11s %5s %14s %14s  %s\n' "$@"; }
 results=$work/results.txt
-row target native-execs/s libfuzzer-execs libfuzzer/s cov-start-end ft-start-end result >"$results"
+row target native-execs/s load libfuzzer-execs libfuzzer/s load cov-start-end ft-start-end result >"$results"
 for t in $targets; do
   echo "== libFuzzer $t (${secs}s, one worker)" >&2
   corpus=$work/corpus-$t
@@ -87,6 +90,7 @@ for t in $targets; do
   # shellcheck disable=SC2086 # LIBFUZZER_FLAGS is a flag list
   "$work/out/$t" -max_total_time="$secs" -timeout=60 -print_final_stats=1 \
     -artifact_prefix="$art/" ${LIBFUZZER_FLAGS:-} "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
+  load=$(cut -d' ' -f1 /proc/loadavg)
   execs=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log")
   rate=$(awk '/^stat::average_exec_per_sec:/ { print $2 }' "$log")
   cov=$(awk '/INITED cov:/ { for (i = 1; i < NF; i++) { if ($i == "cov:") c = $(i+1); if ($i == "ft:") f = $(i+1) } }
@@ -111,7 +115,7 @@ for t in $targets; do
     [ -n "$found" ] || tail -n 30 "$log" >&2
   fi
   # shellcheck disable=SC2086 # two words each
-  row "$t" "${native[$t]:--}" "${execs:--}" "${rate:--}" $cov "$result" >>"$results"
+  row "$t" "${native[$t]:--}" "${nload[$t]:--}" "${execs:--}" "${rate:--}" "$load" $cov "$result" >>"$results"
 done
 echo
 cat "$results"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measures every fuzz target's throughput: runs each for a fixed time with
 # one worker and prints its execs, execs/s after the baseline, and the
-# longest stretch without progress (from go test's 3 s progress lines).
+# longest stretch without progress (from go test's 3 s progress lines),
+# and the 1-minute load average at the end of its run (other work on the
+# machine slows it).
 # Usage: .ci/fuzz-rate.sh [fuzztime [target-regexp]] (default 60s, every
 # target). `make fuzz-rate`. A target that finds a failing input is marked
 # FAIL (its rate then covers the run up to the find), and the exit status
@@ -13,12 +15,13 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-printf '%-48s %10s %10s %12s\n' target execs execs/s longest-stall
+printf '%-48s %10s %10s %12s %6s\n' target execs execs/s longest-stall load
 for pkg in $(go list ./...); do
   for t in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' | grep -E -- "$only" || true); do
     failed=0
     go test -run '^$' -fuzz "^${t}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" >"$log" 2>&1 || failed=1
-    awk -v name="${pkg#github.com/orcgo/orcrt/}.$t" -v failed=$failed '
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    awk -v name="${pkg#github.com/orcgo/orcrt/}.$t" -v failed=$failed -v load="$load" '
       /fuzz: elapsed: .*execs: / {
         el = $3; sub(/,$/, "", el)  # 3s, 1m0s, 1h2m3s
         secs = 0
@@ -34,7 +37,7 @@ for pkg in $(go list ./...); do
       }
       END {
         rate = (last_t > base_t) ? (last_x - base_x) / (last_t - base_t) : 0
-        printf "%-48s %10d %10.0f %11ds%s\n", name, last_x, rate, longest, failed ? "  FAIL (found an input: see testdata/fuzz)" : ""
+        printf "%-48s %10d %10.0f %11ds %6s%s\n", name, last_x, rate, longest, load, failed ? "  FAIL (found an input: see testdata/fuzz)" : ""
       }' "$log"
     if [ $failed = 1 ]; then status=1; grep -E -A3 -- '--- FAIL|Failing input' "$log" | head -8 >&2; fi
   done

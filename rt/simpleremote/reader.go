@@ -106,9 +106,9 @@ func (r *Reader) fill(n int, atBoundary bool) error {
 		r.lo = 0
 	}
 	empty := 0
-	for r.hi-r.lo < n {
+	for { // fewer than n bytes: checked above and after each read
 		m, err := r.r.Read(r.buf[r.hi:])
-		if m < 0 || m > len(r.buf)-r.hi {
+		if uint(m) > uint(len(r.buf)-r.hi) { // or negative
 			return &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
 		}
 		r.hi += m
@@ -124,7 +124,6 @@ func (r *Reader) fill(n int, atBoundary bool) error {
 			}
 		}
 	}
-	return nil
 }
 
 // readErr maps a read error: EOF is clean only at a message boundary.
@@ -167,7 +166,7 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 	p = append(p[:0], r.buf[r.lo:r.hi]...)
 	r.lo, r.hi = 0, 0
 	empty := 0
-	for len(p) < n {
+	for { // len(p) < n: avail < n, and checked after each read
 		rest := n - len(p)
 		if rest <= len(r.buf)/2 {
 			// A small tail: read ahead through the buffer.
@@ -190,7 +189,7 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 		}
 		room := p[len(p):min(n, cap(p))] // never past this payload
 		m, err := r.r.Read(room)
-		if m < 0 || m > len(room) {
+		if uint(m) > uint(len(room)) { // or negative
 			return nil, &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
 		}
 		p = p[:len(p)+m]
