@@ -699,50 +699,30 @@ func (s *server) take(si *sessionInfo) *worker {
 	return w
 }
 
-// hand sends c (and the session's output files) to w, whose session si
-// is (take); on failure it is not.
+// hand sends c to w, whose session si is (take); on failure it is not.
+// The worker opens the session's output files itself, as it does for a
+// connection it accepts.
 func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
-	var files []*os.File
-	if s.cfg.outputDir != "" {
-		for _, ext := range []string{"stdout", "stderr"} {
-			f, err := os.OpenFile(filepath.Join(s.cfg.outputDir, fmt.Sprintf("session-%d.%s", si.id, ext)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-			if err != nil {
-				s.mu.Lock()
-				w.sess = nil
-				s.mu.Unlock()
-				return err
-			}
-			defer f.Close()
-			files = append(files, f)
-		}
-	}
 	rc, err := c.(syscall.Conn).SyscallConn()
-	if err != nil {
-		s.mu.Lock()
-		w.sess = nil
-		s.mu.Unlock()
-		return err
-	}
-	var werr error
-	err = rc.Control(func(fd uintptr) {
-		fds := []int{int(fd)}
-		for _, f := range files {
-			fds = append(fds, int(f.Fd()))
-		}
-		_, _, werr = w.ctl.WriteMsgUnix([]byte(msgSession+"\x00"+strconv.FormatUint(si.id, 10)), unix.UnixRights(fds...), nil)
-	})
 	if err == nil {
-		err = werr
-	}
-	if err != nil {
-		s.mu.Lock()
-		w.sess = nil
-		s.mu.Unlock()
-		return err
+		var werr error
+		err = rc.Control(func(fd uintptr) {
+			_, _, werr = w.ctl.WriteMsgUnix([]byte(msgSession+"\x00"+strconv.FormatUint(si.id, 10)), unix.UnixRights(int(fd)), nil)
+		})
+		if err == nil {
+			err = werr
+		}
 	}
 	s.mu.Lock()
-	s.accepted++
+	if err != nil {
+		w.sess = nil
+	} else {
+		s.accepted++
+	}
 	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	s.log.Debug("handed over", "session", si.id, "worker", w.pid, "peer", si.peer.addr)
 	return nil
 }

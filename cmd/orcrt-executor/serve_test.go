@@ -413,3 +413,23 @@ func assertRefused(t *testing.T, network, addr string) {
 	assert.Zero(t, n)
 	assert.ErrorContains(t, err, "EOF")
 }
+
+// TestServeHandedOutput: with no pool the server accepts and hands the
+// connection over; the worker opens the session's -output files itself,
+// as for a connection it accepts.
+func TestServeHandedOutput(t *testing.T) {
+	dir := t.TempDir()
+	s := startServeProc(t, "-v", "-pool=0", "-output="+dir)
+	ctl := s.connect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NoError(t, ctl.Finish(ctx))
+	s.waitStatus(t, `accepted=1 ended=1`)
+	for _, ext := range []string{"stdout", "stderr"} {
+		fi, err := os.Stat(filepath.Join(dir, "session-1."+ext))
+		require.NoError(t, err, "stderr:\n%s", s.stderr.String())
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	}
+	s.drain(t)
+	assert.Contains(t, s.stderr.String(), "msg=\"handed over\"")
+}

@@ -46,9 +46,9 @@ const (
 // network, address, uid and gid); "refused" (kind, network, address,
 // uid, pid, why) for a peer the policy turned away; "end" (reason).
 // Server to worker: "accept" (wait on the listening sockets too),
-// "session" (id) with a connection the server accepted, and optionally
-// the session's stdout and stderr, as SCM_RIGHTS; the end of the
-// stream lets the worker go.
+// "session" (id) with a connection the server accepted, as SCM_RIGHTS;
+// the end of the stream lets the worker go. A worker opens its session's
+// output files (-output) itself.
 const (
 	msgReady   = "ready"
 	msgAccept  = "accept"
@@ -192,16 +192,11 @@ func workerMain(argv0 string, args []string) int {
 	if !acc.handed {
 		acc.id = atomic.AddUint64(ids, 1)
 	}
-	if acc.handed || outd == "" {
-		for i, fd := range acc.outputs {
-			if err := unix.Dup3(fd, i+1, 0); err != nil {
-				return fail(fmt.Errorf("session %d: output: %w", acc.id, err))
-			}
-			_ = unix.Close(fd)
+	if outd != "" {
+		if err := openOutputs(outd, acc.id); err != nil {
+			_ = acc.conn.Close()
+			return fail(fmt.Errorf("session %d: output: %w", acc.id, err))
 		}
-	} else if err := openOutputs(outd, acc.id); err != nil {
-		_ = acc.conn.Close()
-		return fail(fmt.Errorf("session %d: output: %w", acc.id, err))
 	}
 	conn := acc.conn
 	pid := acc.peer.pid
@@ -302,12 +297,11 @@ func openOutputs(dir string, id uint64) error {
 
 // accepted is a worker's one connection.
 type accepted struct {
-	conn    simpleremote.Conn
-	peer    peer // the worker's own check (handed: unknown, network "")
-	id      uint64
-	start   time.Time
-	handed  bool  // by the server, with the session id
-	outputs []int // handed: the session's stdout and stderr, or none
+	conn   simpleremote.Conn
+	peer   peer // the worker's own check (handed: unknown, network "")
+	id     uint64
+	start  time.Time
+	handed bool // by the server, with the session id
 }
 
 // waiter is an idle worker's wait for its connection: one epoll set
@@ -436,19 +430,16 @@ func (w *waiter) control() (acc *accepted, done bool, err error) {
 		return nil, true, nil
 	case kind == msgAccept && len(fds) == 0:
 		return nil, false, w.arm()
-	case kind == msgSession && (len(fds) == 1 || len(fds) == 3):
+	case kind == msgSession && len(fds) == 1:
 		id, perr := strconv.ParseUint(rest, 10, 64)
 		if perr != nil {
 			break
 		}
 		conn, err := simpleremote.AdoptSocket(fds[0])
 		if err != nil {
-			for _, fd := range fds[1:] {
-				_ = unix.Close(fd)
-			}
 			return nil, true, fmt.Errorf("session %d: %w", id, err)
 		}
-		return &accepted{conn: conn, peer: peer{uid: -1, gid: -1, pid: -1}, id: id, start: time.Now(), handed: true, outputs: fds[1:]}, true, nil
+		return &accepted{conn: conn, peer: peer{uid: -1, gid: -1, pid: -1}, id: id, start: time.Now(), handed: true}, true, nil
 	}
 	for _, fd := range fds {
 		_ = unix.Close(fd)
