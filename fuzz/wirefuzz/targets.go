@@ -434,10 +434,11 @@ func Frames(t target.T, data []byte) {
 }
 
 func parseFrames(t target.T, data []byte, m memconn.Mode, stock bool, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
-	in := &chunked{b: data, n: m.Chunk, stall: m.Hold}
-	r, limit := simpleremote.NewReader(in, maxMsg, 64+m.Chunk%1000), uint64(maxMsg)
+	bufSize := 64 + m.Chunk%1000
+	in := newChunked(data, m, bufSize, wantH)
+	r, limit := simpleremote.NewReader(in, maxMsg, bufSize), uint64(maxMsg)
 	if stock {
-		r, limit = simpleremote.NewReader(in, 0, 64+m.Chunk%1000), simpleremote.DefaultMaxMessageSize
+		r, limit = simpleremote.NewReader(in, 0, bufSize), simpleremote.DefaultMaxMessageSize
 	}
 	if r.MaxMessageSize() != limit {
 		t.Fatalf("MaxMessageSize %d, want %d", r.MaxMessageSize(), limit)
@@ -486,12 +487,43 @@ func checkRejected(t target.T, h simpleremote.Header, err error) {
 	}
 }
 
-// chunked serves b n bytes at a time, then io.EOF, or with stall set
-// nothing: 0, nil (a stalled peer, as io.Reader permits).
+// chunked serves b in reads of n bytes near message edges and in one
+// read between them, then io.EOF, or with stall set nothing: 0, nil (a
+// stalled peer, as io.Reader permits).
+//
+// Near an edge means within window bytes after a message's start (its
+// header and the Reader's read-ahead) or before the next one (where the
+// Reader switches to its small-tail path): every read split the Reader
+// can tell apart falls there. A run of n-byte reads through the middle of
+// a payload repeats one loop iteration, and under libFuzzer each
+// iteration's comparisons cost a call into C, so one-byte reads all the
+// way made an 8 KiB input take milliseconds. Reads of n everywhere are
+// covered by the Reader's own tests (iotest.OneByteReader, HalfReader).
+// With n >= window every read is n bytes.
 type chunked struct {
-	b     []byte
-	n     int
-	stall bool
+	b      []byte
+	n      int
+	stall  bool
+	off    int   // bytes served
+	edges  []int // offsets where a message starts, ascending, then len(b)
+	window int
+}
+
+// newChunked serves data for a Reader of bufSize bytes whose reference
+// parse found hs.
+func newChunked(data []byte, m memconn.Mode, bufSize int, hs []simpleremote.Header) *chunked {
+	c := &chunked{b: data, n: m.Chunk, stall: m.Hold, window: bufSize}
+	if c.n >= c.window {
+		return c
+	}
+	edge := 0
+	c.edges = make([]int, 0, len(hs)+2)
+	for _, h := range hs { // accepted: edge+h.Size <= len(data)
+		c.edges = append(c.edges, edge)
+		edge += int(h.Size)
+	}
+	c.edges = append(c.edges, edge, len(data))
+	return c
 }
 
 func (c *chunked) Read(p []byte) (int, error) {
@@ -501,7 +533,15 @@ func (c *chunked) Read(p []byte) (int, error) {
 		}
 		return 0, io.EOF
 	}
-	n := copy(p[:min(len(p), c.n)], c.b)
+	n := c.n
+	for len(c.edges) > 1 && c.off >= c.edges[1] {
+		c.edges = c.edges[1:]
+	}
+	if len(c.edges) > 1 && c.off >= c.edges[0]+c.window {
+		n = max(n, c.edges[1]-c.window-c.off) // to the next window
+	}
+	n = copy(p[:min(len(p), n)], c.b)
 	c.b = c.b[n:]
+	c.off += n
 	return n, nil
 }
