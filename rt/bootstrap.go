@@ -1,10 +1,11 @@
 package rt
 
 import (
+	"bytes"
 	"maps"
 	"slices"
-	"strings"
 
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -27,6 +28,17 @@ type BootstrapInfo struct {
 	session *Session
 	Symbols *SymbolTable
 	Values  map[string][]byte
+
+	setup setupCache
+}
+
+// setupCache is the last payload SetupPayload encoded and what it was
+// encoded from.
+type setupCache struct {
+	payload []byte
+	dialect *dialect.Dialect
+	gen     uint64
+	values  map[string][]byte // a deep copy
 }
 
 // NewBootstrapInfo returns bootstrap info for s with the given symbols and
@@ -80,9 +92,32 @@ func (bi *BootstrapInfo) SetupInfo() sps.SetupInfo {
 	for _, k := range slices.Sorted(maps.Keys(bi.Values)) {
 		out.Values = append(out.Values, sps.BootstrapValue{Name: k, Value: bi.Values[k]})
 	}
-	for _, s := range bi.Symbols.Symbols() {
-		out.Symbols = append(out.Symbols, sps.BootstrapSymbol{Name: s.Name, Addr: s.Addr})
+	syms := bi.Symbols.Symbols() // sorted
+	out.Symbols = make([]sps.BootstrapSymbol, len(syms))
+	for i, s := range syms {
+		out.Symbols[i] = sps.BootstrapSymbol{Name: s.Name, Addr: s.Addr}
 	}
-	slices.SortFunc(out.Symbols, func(a, b sps.BootstrapSymbol) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// SetupPayload returns SetupInfo encoded as the Session's dialect sends
+// it: the payload of the Setup message a ControllerAccess writes in
+// Connect. The payload is kept and returned again while the dialect,
+// Symbols and Values are unchanged, so a process that prepares a session
+// before its controller connects (orcrt-executor serve's workers) can
+// encode it ahead: the first encoding of a process costs tens of
+// microseconds of first uses. The result must not be modified.
+func (bi *BootstrapInfo) SetupPayload() []byte {
+	d, gen, c := bi.session.Dialect(), bi.Symbols.generation(), &bi.setup
+	if c.payload != nil && c.dialect == d && c.gen == gen && maps.EqualFunc(c.values, bi.Values, bytes.Equal) {
+		return c.payload
+	}
+	info := bi.SetupInfo()
+	codec := d.SetupCodec()
+	values := make(map[string][]byte, len(bi.Values))
+	for k, v := range bi.Values {
+		values[k] = bytes.Clone(v)
+	}
+	*c = setupCache{payload: codec.Append(make([]byte, 0, codec.Size(info)), info), dialect: d, gen: gen, values: values}
+	return c.payload
 }

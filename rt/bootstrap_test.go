@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -319,5 +320,39 @@ func TestCName(t *testing.T) {
 		assert.Equal(t, "_foo", CName("foo"))
 	} else {
 		assert.Equal(t, "foo", CName("foo"))
+	}
+}
+
+// TestBootstrapInfo_SetupPayloadKeptWhileUnchanged: SetupPayload is the
+// dialect's encoding of SetupInfo, returned again (the same bytes) while
+// nothing changes, and encoded anew after a change to the symbols, the
+// values (also in place) or the dialect.
+func TestBootstrapInfo_SetupPayloadKeptWhileUnchanged(t *testing.T) {
+	s := newDirect(t)
+	bi, err := DefaultBootstrapInfo(s, nil, nil)
+	require.NoError(t, err)
+	bi.Values["k"] = []byte{1}
+	encode := func() []byte {
+		c := s.Dialect().SetupCodec()
+		info := bi.SetupInfo()
+		return c.Append(nil, info)
+	}
+	first := bi.SetupPayload()
+	assert.Equal(t, encode(), first)
+	assert.Same(t, &first[0], &bi.SetupPayload()[0], "unchanged: the kept payload")
+
+	changes := map[string]func(){
+		"symbol added":       func() { require.NoError(t, bi.Symbols.Add("new", 0x20)) },
+		"value added":        func() { bi.Values["k2"] = []byte{2} },
+		"value set in place": func() { bi.Values["k"][0] = 9 },
+		"value deleted":      func() { delete(bi.Values, "k2") },
+		"dialect changed":    func() { s.SetDialect(dialect.LLVM14) },
+	}
+	for _, name := range []string{"symbol added", "value added", "value set in place", "value deleted", "dialect changed"} {
+		before := bi.SetupPayload()
+		changes[name]()
+		after := bi.SetupPayload()
+		assert.Equal(t, encode(), after, name)
+		assert.NotSame(t, &before[0], &after[0], name)
 	}
 }

@@ -33,8 +33,9 @@ func CName(name string) string {
 // form of upstream's SimpleSymbolTable. It is safe for concurrent use.
 // The zero value is an empty table ready to use.
 type SymbolTable struct {
-	mu sync.Mutex
-	m  map[string]sps.Addr
+	mu  sync.Mutex
+	m   map[string]sps.Addr
+	gen uint64 // counts changes, for BootstrapInfo.SetupPayload's copy
 }
 
 // NewSymbolTable returns an empty table.
@@ -93,7 +94,15 @@ func (t *SymbolTable) AddUnique(syms ...Symbol) error {
 		t.m = make(map[string]sps.Addr, len(batch))
 	}
 	maps.Copy(t.m, batch)
+	t.gen++
 	return nil
+}
+
+// generation changes whenever the table does.
+func (t *SymbolTable) generation() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
 }
 
 // Add adds one symbol; see [SymbolTable.AddUnique].

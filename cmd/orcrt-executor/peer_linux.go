@@ -91,30 +91,33 @@ func (p policy) allow(pr peer) error {
 
 // unixPeer reads the peer's credentials (SO_PEERCRED, SO_PEERGROUPS).
 func unixPeer(c net.Conn) (peer, error) {
-	pr := peer{network: "unix", addr: c.RemoteAddr().String(), uid: -1, gid: -1, pid: -1}
-	if pr.addr == "" {
-		pr.addr = "@"
-	}
 	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return peer{network: "unix", addr: "@", uid: -1, gid: -1, pid: -1}, fmt.Errorf("%w: %v", errRefused, err)
+	}
+	var pr peer
+	var perr error
+	err = rc.Control(func(fd uintptr) { pr, perr = unixPeerFD(int(fd)) })
 	if err != nil {
 		return pr, fmt.Errorf("%w: %v", errRefused, err)
 	}
-	var cerr error
-	err = rc.Control(func(fd uintptr) {
-		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err != nil {
-			cerr = err
-			return
+	return pr, perr
+}
+
+// unixPeerFD is unixPeer on the connection's descriptor.
+func unixPeerFD(fd int) (peer, error) {
+	pr := peer{network: "unix", addr: "@", uid: -1, gid: -1, pid: -1}
+	if sa, err := unix.Getpeername(fd); err == nil {
+		if u, ok := sa.(*unix.SockaddrUnix); ok && u.Name != "" {
+			pr.addr = u.Name
 		}
-		pr.uid, pr.gid, pr.pid = int(cred.Uid), int(cred.Gid), int(cred.Pid)
-		pr.groups = peerGroups(int(fd))
-	})
-	if err == nil {
-		err = cerr
 	}
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return pr, fmt.Errorf("%w: SO_PEERCRED: %v", errRefused, err)
 	}
+	pr.uid, pr.gid, pr.pid = int(cred.Uid), int(cred.Gid), int(cred.Pid)
+	pr.groups = peerGroups(fd)
 	return pr, nil
 }
 

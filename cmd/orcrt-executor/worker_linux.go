@@ -171,6 +171,7 @@ func workerMain(argv0 string, args []string) int {
 	if n := ss.options().MaxProcs; n > 0 && os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(n)
 	}
+	warmUp(built, ss.options().Wire, inherited[2:], pol)
 	ctl := ctlSock(ctlFD)
 	wt, err := newWaiter(ctl, listenFD, nls, pol)
 	if err != nil {
@@ -180,15 +181,18 @@ func workerMain(argv0 string, args []string) int {
 		return fail(err)
 	}
 	acc, err := wt.wait()
-	// One connection per worker: the listening sockets go before Setup,
-	// so neither this session's JIT'd code nor what it forks holds them.
-	wt.close()
-	if err != nil {
-		return fail(err)
-	}
-	if acc == nil {
+	if err != nil || acc == nil {
+		wt.close()
+		if err != nil {
+			return fail(err)
+		}
 		return 0 // the server let this worker go
 	}
+	// One connection per worker: the listening sockets go once Setup is
+	// out (the reader's first Read), before any call can arrive, so
+	// neither this session's JIT'd code nor what it forks holds them.
+	closeListeners := sync.OnceFunc(wt.close)
+	defer closeListeners()
 	if !acc.handed {
 		acc.id = atomic.AddUint64(ids, 1)
 	}
@@ -238,7 +242,7 @@ func workerMain(argv0 string, args []string) int {
 	// scans /proc, CPU taken from the Setup write. Serve gets a wrapper
 	// instead, and the watch starts once the controller has sent its
 	// first message.
-	wc := &workerConn{Conn: conn, act: act, report: report}
+	wc := &workerConn{Conn: conn, act: act, report: report, setupOut: closeListeners}
 	defer wc.stopWatch()
 	ss.wrap = func(simpleremote.Conn) simpleremote.Conn {
 		time.AfterFunc(watchDelay, func() { // a controller that never sends
@@ -313,7 +317,8 @@ type accepted struct {
 type waiter struct {
 	ctl   ctlSock
 	ep    int
-	ls    []int // listening sockets; -1 once dropped
+	ls    []int  // listening sockets; -1 once dropped
+	unix  []bool // ls[i] is a Unix-domain socket
 	pol   policy
 	armed bool
 }
@@ -325,7 +330,9 @@ func newWaiter(ctl ctlSock, first, n int, pol policy) (*waiter, error) {
 	}
 	w := &waiter{ctl: ctl, ep: ep, pol: pol}
 	for i := range n {
+		fam, _ := unix.GetsockoptInt(first+i, unix.SOL_SOCKET, unix.SO_DOMAIN)
 		w.ls = append(w.ls, first+i)
+		w.unix = append(w.unix, fam == unix.AF_UNIX)
 	}
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, int(ctl), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(ctl)}); err != nil {
 		_ = unix.Close(ep)
@@ -458,9 +465,16 @@ func (w *waiter) accept(fd int, events uint32) *accepted {
 		w.drop(i) // shut down: the server is draining
 		return nil
 	}
-	// Blocking, so that AdoptSocket's os.NewFile keeps it out of Go's
-	// poller (Linux's accept4 does not copy the listener's O_NONBLOCK).
-	nfd, _, err := unix.Accept4(fd, unix.SOCK_CLOEXEC)
+	// A Unix-domain connection becomes an *os.File in Go's poller
+	// (non-blocking); a TCP one goes through AdoptSocket, whose
+	// os.NewFile needs it blocking to keep it out (Linux's accept4 does
+	// not copy the listener's O_NONBLOCK).
+	isUnix := w.unix[i]
+	flags := unix.SOCK_CLOEXEC
+	if isUnix {
+		flags |= unix.SOCK_NONBLOCK
+	}
+	nfd, _, err := unix.Accept4(fd, flags)
 	switch {
 	case err == nil:
 	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR), errors.Is(err, unix.ECONNABORTED):
@@ -473,6 +487,9 @@ func (w *waiter) accept(fd int, events uint32) *accepted {
 		return nil
 	}
 	start := time.Now()
+	if isUnix {
+		return w.acceptUnix(nfd, start)
+	}
 	conn, err := simpleremote.AdoptSocket(nfd)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orcrt-executor: serve worker: %v\n", err)
@@ -485,13 +502,36 @@ func (w *waiter) accept(fd int, events uint32) *accepted {
 	}
 	pr, err := w.pol.check(nc)
 	if err != nil {
-		// Reported before the close: the server has counted the refusal
-		// by the time the peer sees its end of file.
-		_ = w.ctl.send(msgRefused, refusalKind(err), pr.network, pr.addr, strconv.Itoa(pr.uid), strconv.Itoa(pr.pid), err.Error())
-		_ = conn.Close()
+		w.refuse(pr, err, conn.Close)
 		return nil
 	}
 	return &accepted{conn: conn, peer: pr, start: start}
+}
+
+// acceptUnix checks the peer of fd, an accepted Unix-domain connection,
+// and makes it the session's connection: a FileConn on one non-blocking
+// file, which shuts the socket down on Close as AdoptSocket's does,
+// without net.FileConn's duplicate descriptor and address look-ups (40
+// of the 175 microseconds from accept to Setup).
+func (w *waiter) acceptUnix(fd int, start time.Time) *accepted {
+	pr, err := unixPeerFD(fd)
+	if err == nil {
+		err = w.pol.allow(pr)
+	}
+	if err != nil {
+		w.refuse(pr, err, func() error { return unix.Close(fd) })
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "unix-socket")
+	return &accepted{conn: simpleremote.NewFileConn(f, f), peer: pr, start: start}
+}
+
+// refuse reports a peer the policy turned away, then closes its
+// connection: the server has counted the refusal by the time the peer
+// sees its end of file.
+func (w *waiter) refuse(pr peer, why error, closeConn func() error) {
+	_ = w.ctl.send(msgRefused, refusalKind(why), pr.network, pr.addr, strconv.Itoa(pr.uid), strconv.Itoa(pr.pid), why.Error())
+	_ = closeConn()
 }
 
 // ctlSock is a worker's end of its control socket.
@@ -619,21 +659,26 @@ func (a *activity) watch(ctx context.Context, d time.Duration, idle func()) {
 }
 
 // workerConn is the connection Serve gets in a worker: its first read
-// (which follows the Setup write) reports the session to the server once
-// it returns; every read that brings data counts as activity (with an
-// idle timeout), and the first (or watchDelay) starts the watch for a
-// controller that closes without a shutdown.
+// (which follows the Setup write) closes the listening sockets and
+// reports the session to the server once it returns; every read that
+// brings data counts as activity (with an idle timeout), and the first
+// (or watchDelay) starts the watch for a controller that closes without
+// a shutdown.
 type workerConn struct {
 	simpleremote.Conn
-	act     *activity
-	report  func() // once
-	first   sync.Once
-	mu      sync.Mutex
-	stop    func()
-	stopped bool
+	act      *activity
+	setupOut func() // once, at the first Read
+	report   func() // once
+	first    sync.Once
+	mu       sync.Mutex
+	stop     func()
+	stopped  bool
 }
 
 func (c *workerConn) Read(p []byte) (int, error) {
+	if c.setupOut != nil {
+		c.setupOut()
+	}
 	n, err := c.Conn.Read(p)
 	if c.report != nil {
 		c.report()

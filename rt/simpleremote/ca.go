@@ -101,9 +101,7 @@ func New(conn Conn, opts *Options) *CA {
 // (docs/protocol.md §3) first and starts the reader; if Setup cannot be
 // sent it tears down, notifies the Session and returns the error.
 func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
-	info := bi.SetupInfo()
-	codec := bi.Session().Dialect().SetupCodec()
-	payload := codec.Append(make([]byte, 0, codec.Size(info)), info)
+	payload := bi.SetupPayload()
 
 	ca.mu.Lock()
 	if ca.state.Load() != stateIdle {

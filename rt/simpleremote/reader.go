@@ -31,8 +31,9 @@ const (
 // business. One goroutine reads.
 type Reader struct {
 	r      io.Reader
-	buf    []byte
-	lo, hi int // buffered, unconsumed bytes are buf[lo:hi]
+	buf    []byte // allocated at the first read: a CA's comes after its Setup
+	size   int    // of buf
+	lo, hi int    // buffered, unconsumed bytes are buf[lo:hi]
 	max    uint64
 	err    error        // sticky
 	pool   *payloadPool // the CA's recycled payload buffers, or nil
@@ -51,7 +52,7 @@ func NewReader(r io.Reader, maxMsgSize uint64, bufSize int) *Reader {
 		bufSize = DefaultReadBufferSize
 	}
 	bufSize = max(bufSize, HeaderSize)
-	return &Reader{r: r, buf: make([]byte, bufSize), max: maxMsgSize}
+	return &Reader{r: r, size: bufSize, max: maxMsgSize}
 }
 
 // MaxMessageSize returns the MsgSize limit.
@@ -72,6 +73,9 @@ func (r *Reader) ReadMsg() (Header, []byte, error) {
 }
 
 func (r *Reader) readMsg() (Header, []byte, error) {
+	if r.buf == nil {
+		r.buf = make([]byte, r.size)
+	}
 	if err := r.fill(HeaderSize, true); err != nil {
 		return Header{}, nil, err
 	}

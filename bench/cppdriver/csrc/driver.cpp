@@ -11,7 +11,7 @@
 // -connect PORT|unix:PATH times connect to Setup against a running
 // `orcrt-executor serve` (EXECUTOR is then only the label's source, and
 // BENCH must be start): call=connect-setup, one connection per op, 20 ms
-// apart.
+// apart; the mean as ns/op, the connections' median as median-ns/op.
 //
 // BENCH is empty, write4KiB, write1MiB, alloc-cycle, lookup or all; TIME is
 // a duration (500ms, 1s), iterations scaled as go test -benchtime does, or a
@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -141,6 +142,15 @@ std::string fmtNs(double V) {
   char Buf[64];
   snprintf(Buf, sizeof Buf, F, V);
   return Buf;
+}
+
+// median of V (sorted in place); 0 when empty.
+double median(std::vector<int64_t> &V) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  size_t M = V.size() / 2;
+  return V.size() % 2 ? double(V[M]) : (double(V[M - 1]) + double(V[M])) / 2;
 }
 
 struct Child {
@@ -472,13 +482,17 @@ int main(int argc, char **argv) {
     if (Which != "start")
       usage();
     int64_t SetupNs = 0;
+    std::vector<int64_t> Each; // per connection, for the median
     uint64_t N;
     double Ns;
     OpFn Op = [&](uint64_t N) -> Error {
       SetupNs = 0;
+      Each.clear();
       for (uint64_t I = 0; I < N; ++I) {
+        int64_t Before = SetupNs;
         if (auto Err = connectOnce(Connect, SetupNs))
           return Err;
+        Each.push_back(SetupNs - Before);
         // Paced, so the server's pool refills between connections: this
         // times a ready pool, not how fast workers start.
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -495,7 +509,8 @@ int main(int argc, char **argv) {
            << "/transport="
            << (StringRef(Connect).starts_with("unix:") ? "unix" : "tcp")
            << "\t" << format("%8llu", (unsigned long long)N) << "\t"
-           << fmtNs(double(SetupNs) / double(N)) << " ns/op\n";
+           << fmtNs(double(SetupNs) / double(N)) << " ns/op\t"
+           << fmtNs(median(Each)) << " median-ns/op\n";
     return 0;
   }
   auto Die = [](Error Err, const Twine &Ctx) {
