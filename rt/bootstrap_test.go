@@ -341,18 +341,20 @@ func TestBootstrapInfo_SetupPayloadKeptWhileUnchanged(t *testing.T) {
 	assert.Equal(t, encode(), first)
 	assert.Same(t, &first[0], &bi.SetupPayload()[0], "unchanged: the kept payload")
 
-	changes := map[string]func(){
-		"symbol added":       func() { require.NoError(t, bi.Symbols.Add("new", 0x20)) },
-		"value added":        func() { bi.Values["k2"] = []byte{2} },
-		"value set in place": func() { bi.Values["k"][0] = 9 },
-		"value deleted":      func() { delete(bi.Values, "k2") },
-		"dialect changed":    func() { s.SetDialect(dialect.LLVM14) },
-	}
-	for _, name := range []string{"symbol added", "value added", "value set in place", "value deleted", "dialect changed"} {
+	for _, change := range []struct {
+		name string
+		do   func()
+	}{
+		{"symbol added", func() { require.NoError(t, bi.Symbols.Add("new", 0x20)) }},
+		{"value added", func() { bi.Values["k2"] = []byte{2} }},
+		{"value set in place", func() { bi.Values["k"][0] = 9 }},
+		{"value deleted", func() { delete(bi.Values, "k2") }},
+		{"dialect changed", func() { s.SetDialect(dialect.LLVM14) }},
+	} {
 		before := bi.SetupPayload()
-		changes[name]()
+		change.do()
 		after := bi.SetupPayload()
-		assert.Equal(t, encode(), after, name)
-		assert.NotSame(t, &before[0], &after[0], name)
+		assert.Equal(t, encode(), after, change.name)
+		assert.NotSame(t, &before[0], &after[0], change.name)
 	}
 }

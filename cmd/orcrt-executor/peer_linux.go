@@ -91,11 +91,11 @@ func (p policy) allow(pr peer) error {
 
 // unixPeer reads the peer's credentials (SO_PEERCRED, SO_PEERGROUPS).
 func unixPeer(c net.Conn) (peer, error) {
+	pr := unknownUnixPeer
 	rc, err := c.(syscall.Conn).SyscallConn()
 	if err != nil {
-		return peer{network: "unix", addr: "@", uid: -1, gid: -1, pid: -1}, fmt.Errorf("%w: %v", errRefused, err)
+		return pr, fmt.Errorf("%w: %v", errRefused, err)
 	}
-	var pr peer
 	var perr error
 	err = rc.Control(func(fd uintptr) { pr, perr = unixPeerFD(int(fd)) })
 	if err != nil {
@@ -104,9 +104,13 @@ func unixPeer(c net.Conn) (peer, error) {
 	return pr, perr
 }
 
+// unknownUnixPeer is a Unix-domain peer before its credentials are read
+// (an unnamed socket's address is "@").
+var unknownUnixPeer = peer{network: "unix", addr: "@", uid: -1, gid: -1, pid: -1}
+
 // unixPeerFD is unixPeer on the connection's descriptor.
 func unixPeerFD(fd int) (peer, error) {
-	pr := peer{network: "unix", addr: "@", uid: -1, gid: -1, pid: -1}
+	pr := unknownUnixPeer
 	if sa, err := unix.Getpeername(fd); err == nil {
 		if u, ok := sa.(*unix.SockaddrUnix); ok && u.Name != "" {
 			pr.addr = u.Name
