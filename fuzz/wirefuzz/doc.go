@@ -13,9 +13,9 @@
 // parser.
 //
 // The first input byte selects the harness mode (read chunk size, silent
-// controller; for FuzzFrames a silent controller is a Read that returns
-// 0, nil at the end of the stream, and bit 4 selects NewReader's default
-// size limit); the rest is the stream. Failing inputs go to
+// controller; for FuzzFrames a silent controller, bits 7 and 6 both set,
+// is a Read that returns 0, nil at the end of the stream, and bit 4
+// selects NewReader's default size limit); the rest is the stream. Failing inputs go to
 // testdata/fuzz/FuzzX/ and run with plain go test.
 //
 // Each target's body is a function of this package (Reader, Frames in

@@ -332,13 +332,13 @@ func Seeds() [][]byte {
 		add(append([]byte{0x07}, wiretest.CallFrame(0, tEcho, bytes.Repeat([]byte{0xa5}, n))...))
 	}
 	// NewReader's default limit (FuzzFrames), stalling at the end or not.
-	for _, m := range []byte{stockLimit, 0x80 | stockLimit | 0x05} {
+	for _, m := range []byte{stockLimit, frameStall | stockLimit | 0x05} {
 		add(append([]byte{m}, session...))
 		add(append([]byte{m}, cat(session, wiretest.RawHeader(900<<20, 3, 0, 0))...))
 		add(append([]byte{m}, cat(session, wiretest.RawHeader(maxMsg+1, 2, 0, 0))...))
 	}
 	add([]byte{})
-	add([]byte{0x80})
+	add([]byte{frameStall})
 	return seeds
 }
 
@@ -389,10 +389,18 @@ func refParse(b []byte, max uint64) (hs []simpleremote.Header, ps [][]byte, verd
 // would slow the target several-fold on those inputs.)
 const stockLimit = 0x10
 
+// frameStall are the mode bits with which FuzzFrames' stream stalls at its
+// end: memconn's Hold bit and bit 6, a quarter of all modes rather than
+// half. A stalled stream costs the Reader's 100 empty reads (maxEmptyReads),
+// each a loop iteration of libFuzzer comparison hooks: with Hold alone,
+// stalled inputs took 60% of the target's time under libFuzzer.
+const frameStall = 0xc0
+
 // Frames is FuzzFrames: it compares the buffered Reader with refParse
-// over arbitrary streams and read patterns. In Hold mode the stream stalls at its end
-// (Read returns 0, nil from then on) instead of ending in EOF: where the
-// reference would see the end, the Reader gives up with io.ErrNoProgress.
+// over arbitrary streams and read patterns. With frameStall the stream
+// stalls at its end (Read returns 0, nil from then on) instead of ending
+// in EOF: where the reference would see the end, the Reader gives up with
+// io.ErrNoProgress.
 // Every header the Reader accepts has a named opcode and a PayloadLen of
 // its payload's length, and MaxMessageSize is the limit it enforces; after
 // an error, ReadMsg returns the same error.
@@ -400,7 +408,9 @@ func Frames(t target.T, data []byte) {
 	var m memconn.Mode
 	var stock bool
 	if len(data) > 0 {
-		m, stock, data = memconn.ParseMode(data[0]), data[0]&stockLimit != 0, data[1:]
+		m, stock = memconn.ParseMode(data[0]), data[0]&stockLimit != 0
+		m.Hold = data[0]&frameStall == frameStall
+		data = data[1:]
 	}
 	limit := uint64(maxMsg)
 	if stock {
@@ -487,42 +497,51 @@ func checkRejected(t target.T, h simpleremote.Header, err error) {
 	}
 }
 
-// chunked serves b in reads of n bytes near message edges and in one
-// read between them, then io.EOF, or with stall set nothing: 0, nil (a
-// stalled peer, as io.Reader permits).
+// chunked serves b in reads of n bytes near the offsets where the Reader
+// changes path, and in whole multiples of n between them, then io.EOF, or
+// with stall set nothing: 0, nil (a stalled peer, as io.Reader permits).
 //
-// Near an edge means within window bytes after a message's start (its
-// header and the Reader's read-ahead) or before the next one (where the
-// Reader switches to its small-tail path): every read split the Reader
-// can tell apart falls there. A run of n-byte reads through the middle of
-// a payload repeats one loop iteration, and under libFuzzer each
-// iteration's comparisons cost a call into C, so one-byte reads all the
-// way made an 8 KiB input take milliseconds. Reads of n everywhere are
-// covered by the Reader's own tests (iotest.OneByteReader, HalfReader).
-// With n >= window every read is n bytes.
+// The offsets (marks) are, per message: its start, its header's end, the
+// switch to the Reader's small-tail path (bufSize/2 before its end, for a
+// longer payload); and for the unparsed rest its start, its header's end
+// and the end of input. Near a mark means within three reads of it: a
+// read ends before it, one spans or ends at it, one starts after it. A
+// skip is a multiple of n, so reads stay in step with reads of n all the
+// way (unless the Reader's room cuts one short).
+// Between marks the Reader runs one loop iteration again and again, and
+// under libFuzzer each iteration's comparisons cost a call into C: one-
+// byte reads all the way made an 8 KiB input take milliseconds. Reads of
+// n everywhere are covered by the Reader's own tests (iotest.OneByteReader,
+// HalfReader). With n >= bufSize every read is n bytes.
 type chunked struct {
-	b      []byte
-	n      int
-	stall  bool
-	off    int   // bytes served
-	edges  []int // offsets where a message starts, ascending, then len(b)
-	window int
+	b     []byte
+	n     int
+	stall bool
+	off   int   // bytes served
+	marks []int // ascending; the first is the next one not yet passed
+	near  int   // reads are n bytes within near of a mark
 }
 
 // newChunked serves data for a Reader of bufSize bytes whose reference
 // parse found hs.
 func newChunked(data []byte, m memconn.Mode, bufSize int, hs []simpleremote.Header) *chunked {
-	c := &chunked{b: data, n: m.Chunk, stall: m.Hold, window: bufSize}
-	if c.n >= c.window {
+	c := &chunked{b: data, n: m.Chunk, stall: m.Hold}
+	if c.n >= bufSize {
 		return c
 	}
-	edge := 0
-	c.edges = make([]int, 0, len(hs)+2)
-	for _, h := range hs { // accepted: edge+h.Size <= len(data)
-		c.edges = append(c.edges, edge)
-		edge += int(h.Size)
+	c.near = 3 * c.n
+	tail := bufSize / 2
+	c.marks = make([]int, 0, 3*len(hs)+3)
+	start := 0
+	for _, h := range hs { // accepted: start+h.Size <= len(data)
+		end := start + int(h.Size)
+		c.marks = append(c.marks, start, start+simpleremote.HeaderSize)
+		if end-tail > start+simpleremote.HeaderSize {
+			c.marks = append(c.marks, end-tail)
+		}
+		start = end
 	}
-	c.edges = append(c.edges, edge, len(data))
+	c.marks = append(c.marks, start, min(start+simpleremote.HeaderSize, len(data)), len(data))
 	return c
 }
 
@@ -534,11 +553,13 @@ func (c *chunked) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n := c.n
-	for len(c.edges) > 1 && c.off >= c.edges[1] {
-		c.edges = c.edges[1:]
+	for len(c.marks) > 0 && c.marks[0]+c.near <= c.off {
+		c.marks = c.marks[1:]
 	}
-	if len(c.edges) > 1 && c.off >= c.edges[0]+c.window {
-		n = max(n, c.edges[1]-c.window-c.off) // to the next window
+	if len(c.marks) > 0 {
+		if gap := c.marks[0] - c.near - c.off; gap > n {
+			n = gap - gap%n // to the next mark's reads, in step with them
+		}
 	}
 	n = copy(p[:min(len(p), n)], c.b)
 	c.b = c.b[n:]

@@ -15,7 +15,7 @@
 // replacing its earlier files (llvmN-SESSION-NNNN):
 //
 //   - fuzz/wirefuzz: FuzzFrames and FuzzReader, the controller stream
-//     behind the mode bytes 0x05 and 0x80;
+//     behind two mode bytes each (wireModes);
 //   - fuzz/spsfuzz: FuzzDecode, FuzzRoundTrip and FuzzDiff, every
 //     argument and result payload (up to capture.MaxPayload) behind the
 //     index of the shape that decodes it (read from shapes.go's
@@ -134,18 +134,19 @@ func writeSeeds(dir string) error {
 	return nil
 }
 
-// wireModes are the mode bytes of the wire seeds: 4 KiB reads to EOF,
-// and 1-byte reads with the controller going silent at the end.
-var wireModes = []byte{0x05, 0x80}
+// wireModes are the mode bytes of each wire target's seeds: 4 KiB reads
+// to EOF, and 1-byte reads with the controller going silent at the end
+// (FuzzFrames stalls with bits 7 and 6, FuzzReader with bit 7).
+var wireModes = map[string][]byte{"FuzzFrames": {0x05, 0xc0}, "FuzzReader": {0x05, 0x80}}
 
 func writeWireSeeds(sessions []*capture.Session, rels []int) error {
-	var seeds []capture.Seed
-	for _, s := range sessions {
-		for _, m := range wireModes {
-			seeds = append(seeds, capture.Seed{Session: s.Name, Data: append([]byte{m}, s.C2E...)})
-		}
-	}
 	for _, target := range []string{"FuzzFrames", "FuzzReader"} {
+		var seeds []capture.Seed
+		for _, s := range sessions {
+			for _, m := range wireModes[target] {
+				seeds = append(seeds, capture.Seed{Session: s.Name, Data: append([]byte{m}, s.C2E...)})
+			}
+		}
 		dir := filepath.Join("fuzz/wirefuzz/testdata/fuzz", target)
 		n, size, err := capture.WriteCorpus(dir, rels, seeds)
 		if err != nil {
