@@ -18,6 +18,7 @@ import (
 	"github.com/orcgo/orcrt/alloc"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/fuzz/internal/memconn"
+	fuzztarget "github.com/orcgo/orcrt/fuzz/internal/target"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
@@ -132,7 +133,7 @@ func runSession(tb testing.TB, data []byte) outcome {
 	if len(data) > 0 {
 		m, d, data = memconn.ParseMode(data[0]), modeDialects[data[0]>>4&3], data[1:]
 	}
-	before := memconn.HeapAllocs()
+	before := fuzztarget.HeapAllocs()
 	ex, w := newExecutorFor(tb, d, m.Concurrent)
 	in := w.transform(data)
 	conn := memconn.New(in, m)
@@ -172,7 +173,7 @@ func runSession(tb testing.TB, data []byte) outcome {
 	}
 	ex.Close()
 	o.out = conn.Output()
-	o.allocated = memconn.HeapAllocs() - before
+	o.allocated = fuzztarget.HeapAllocs() - before
 	return o
 }
 

@@ -9,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/orcgo/orcrt/fuzz/internal/target"
 	"github.com/orcgo/orcrt/sps"
@@ -96,18 +94,8 @@ func Seeds(dir string) ([][]byte, error) {
 	return seeds, nil
 }
 
-var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-
-// heapAllocs returns the bytes the process has allocated so far. A read
-// costs about 0.6 µs, a tenth of an average FuzzDecode input.
-func heapAllocs() uint64 {
-	metrics.Read(allocSample)
-	return allocSample[0].Value.Uint64()
-}
-
-// allocMark is heapAllocs as Decode last read it, after a decode: the
-// next Decode's count starts there, so that each input costs one read.
-var allocMark atomic.Uint64
+// allocMark counts Decode's allocation with one heap read per input.
+var allocMark target.AllocMark
 
 // decodeAllocs measures the heap bytes one decode of in allocates: the
 // average over allocReps decodes, minimized over allocRounds rounds. Other
@@ -117,11 +105,11 @@ func decodeAllocs(s shape, in []byte) uint64 {
 	const allocRounds = 3
 	best := ^uint64(0)
 	for range allocRounds {
-		before := heapAllocs()
+		before := target.HeapAllocs()
 		for range allocReps {
 			s.decode(in)
 		}
-		best = min(best, (heapAllocs()-before)/allocReps)
+		best = min(best, (target.HeapAllocs()-before)/allocReps)
 	}
 	return best
 }
@@ -139,11 +127,8 @@ func Decode(t target.T, data []byte) {
 	// process's: the counter only grows, so it is at least what this
 	// decode allocated (allocMark was read before it began; concurrent
 	// calls only make the count larger).
-	before := allocMark.Load()
 	_, n, err := s.decode(in)
-	now := heapAllocs()
-	allocMark.Store(now)
-	once := now - before
+	once := allocMark.Since()
 	if err != nil {
 		de, isDE := err.(*sps.DecodeError)
 		if !isDE && !errors.As(err, &de) {
@@ -165,9 +150,9 @@ func Decode(t target.T, data []byte) {
 	if once <= limit {
 		return
 	}
-	before = heapAllocs()
+	before := target.HeapAllocs()
 	s.decode(in)
-	if heapAllocs()-before <= limit {
+	if target.HeapAllocs()-before <= limit {
 		return
 	}
 	if per := decodeAllocs(s, in); per > limit {

@@ -100,7 +100,7 @@ func runSession(tb target.T, data []byte) outcome {
 	if len(data) > 0 {
 		m, data = memconn.ParseMode(data[0]), data[1:]
 	}
-	before := memconn.HeapAllocs()
+	before := target.HeapAllocs()
 
 	info, err := rt.NewProcessInfo("x86_64-pc-linux-gnu", 4096, "")
 	if err != nil {
@@ -157,7 +157,7 @@ func runSession(tb target.T, data []byte) outcome {
 	o.err = ca.Err()
 	o.notified = notified.Load()
 	o.out = conn.Output()
-	o.allocated = memconn.HeapAllocs() - before
+	o.allocated = target.HeapAllocs() - before
 	return o
 }
 
@@ -420,12 +420,11 @@ func Frames(t target.T, data []byte) {
 	if m.Hold && (verdict == "EOF" || verdict == simpleremote.MsgUnexpectedEOF) {
 		verdict = io.ErrNoProgress.Error()
 	}
-	before := memconn.HeapAllocs()
 	parseFrames(t, data, m, stock, wantH, wantP, verdict)
-	allocated := memconn.HeapAllocs() - before
-	// The heap statistics are process-wide (the fuzzing engine
-	// allocates too): above the limit, confirm with the least of
-	// three more runs. A payload past payloadEager (64 KiB) whose
+	// The count since the last input (one heap read an input) includes
+	// refParse's and the engine's allocations, and the heap statistics
+	// are process-wide: above the limit, count the least of three more
+	// runs of parseFrames alone. A payload past payloadEager (64 KiB) whose
 	// claim exceeds what arrived grows its buffer, as bytes arrive,
 	// to at most max(4 × its size, received + 1 MiB) (reader.go):
 	// its buffers sum to under 5⅓ × received + 1 MiB.
@@ -433,15 +432,19 @@ func Frames(t target.T, data []byte) {
 	if len(data) > 64<<10 {
 		limit += uint64(2*len(data) + 1<<20)
 	}
+	allocated := framesAllocs.Since()
 	for i := 0; i < 3 && allocated > limit; i++ {
-		before := memconn.HeapAllocs()
+		before := target.HeapAllocs()
 		parseFrames(t, data, m, stock, wantH, wantP, verdict)
-		allocated = min(allocated, memconn.HeapAllocs()-before)
+		allocated = min(allocated, target.HeapAllocs()-before)
 	}
 	if allocated > limit {
 		t.Fatalf("allocated %d bytes for %d input bytes", allocated, len(data))
 	}
 }
+
+// framesAllocs counts Frames' allocation with one heap read per input.
+var framesAllocs target.AllocMark
 
 func parseFrames(t target.T, data []byte, m memconn.Mode, stock bool, wantH []simpleremote.Header, wantP [][]byte, verdict string) {
 	bufSize := 64 + m.Chunk%1000

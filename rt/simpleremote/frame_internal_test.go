@@ -272,6 +272,36 @@ func TestReaderIOErrorAndInvalidCounts(t *testing.T) {
 	r = NewReader(readFunc(func([]byte) (int, error) { return 0, nil }), 0, 0)
 	_, _, err = r.ReadMsg()
 	assert.ErrorIs(t, err, io.ErrNoProgress)
+	var ioErr *IOError
+	assert.ErrorAs(t, err, &ioErr)
+}
+
+// TestReaderEmptyReadsInARow: only maxEmptyReads empty reads in a row end
+// the stream (as in bufio); a reader that makes progress between runs of
+// them is read to the end, through the read-ahead buffer (the header)
+// and a large payload's direct reads.
+func TestReaderEmptyReadsInARow(t *testing.T) {
+	payload := bytes.Repeat([]byte{7}, 200<<10)
+	stream := cat(hdr(uint64(HeaderSize+len(payload)), 3, 0, 0), payload)
+	empties := 0
+	r := NewReader(readFunc(func(b []byte) (int, error) {
+		if len(stream) == 0 {
+			return 0, io.EOF
+		}
+		if empties < maxEmptyReads-1 {
+			empties++
+			return 0, nil
+		}
+		empties = 0
+		n := copy(b[:min(len(b), 1000)], stream)
+		stream = stream[n:]
+		return n, nil
+	}), 0, 64)
+	_, p, err := r.ReadMsg()
+	require.NoError(t, err)
+	assert.Equal(t, payload, p)
+	_, _, err = r.ReadMsg()
+	assert.Same(t, io.EOF, err)
 }
 
 func TestStrerror(t *testing.T) {

@@ -109,11 +109,10 @@ func (r *Reader) fill(n int, atBoundary bool) error {
 		r.hi = copy(r.buf, r.buf[r.lo:r.hi])
 		r.lo = 0
 	}
-	empty := 0
 	for { // fewer than n bytes: checked above and after each read
 		m, err := r.r.Read(r.buf[r.hi:])
-		if uint(m) > uint(len(r.buf)-r.hi) { // or negative
-			return &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
+		if uint(m)-1 >= uint(len(r.buf)-r.hi) { // 0, negative or past the room
+			m, err = r.readAgain(r.buf[r.hi:], m, err)
 		}
 		r.hi += m
 		if r.hi-r.lo >= n {
@@ -122,12 +121,28 @@ func (r *Reader) fill(n int, atBoundary bool) error {
 		if err != nil {
 			return r.readErr(err, atBoundary && r.hi == r.lo)
 		}
-		if m == 0 {
-			if empty++; empty >= maxEmptyReads {
-				return &IOError{Op: "read", Err: io.ErrNoProgress}
-			}
-		}
 	}
+}
+
+var errInvalidCount = errors.New("simpleremote: reader returned an invalid count")
+
+// readAgain takes over from a Read into b (never empty) that returned a
+// count outside 1..len(b): it retries a read of 0, nil (an io.Reader may),
+// up to maxEmptyReads in a row, as bufio does, then returns
+// io.ErrNoProgress; a count outside b is errInvalidCount, with no bytes.
+// The callers test the count with one comparison (uint(m)-1 >=
+// uint(len(b))): under libFuzzer each costs a call into C.
+func (r *Reader) readAgain(b []byte, m int, err error) (int, error) {
+	for empty := 1; m == 0 && err == nil; empty++ {
+		if empty >= maxEmptyReads {
+			return 0, io.ErrNoProgress
+		}
+		m, err = r.r.Read(b)
+	}
+	if uint(m) > uint(len(b)) { // or negative
+		return 0, errInvalidCount
+	}
+	return m, err
 }
 
 // readErr maps a read error: EOF is clean only at a message boundary.
@@ -169,7 +184,6 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 	}
 	p = append(p[:0], r.buf[r.lo:r.hi]...)
 	r.lo, r.hi = 0, 0
-	empty := 0
 	for { // len(p) < n: avail < n, and checked after each read
 		rest := n - len(p)
 		if rest <= len(r.buf)/2 {
@@ -193,8 +207,8 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 		}
 		room := p[len(p):min(n, cap(p))] // never past this payload
 		m, err := r.r.Read(room)
-		if uint(m) > uint(len(room)) { // or negative
-			return nil, &IOError{Op: "read", Err: errors.New("simpleremote: reader returned an invalid count")}
+		if uint(m)-1 >= uint(len(room)) { // 0, negative or past the room
+			m, err = r.readAgain(room, m, err)
 		}
 		p = p[:len(p)+m]
 		if len(p) == n {
@@ -202,11 +216,6 @@ func (r *Reader) readPayload(n int) ([]byte, error) {
 		}
 		if err != nil {
 			return nil, r.readErr(err, false)
-		}
-		if m == 0 {
-			if empty++; empty >= maxEmptyReads {
-				return nil, &IOError{Op: "read", Err: io.ErrNoProgress}
-			}
 		}
 	}
 	return p, nil

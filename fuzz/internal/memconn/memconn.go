@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -102,13 +101,4 @@ func (c *Conn) Output() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return bytes.Clone(c.out.Bytes())
-}
-
-var allocSample = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-
-// HeapAllocs returns the bytes the process has allocated on the heap so
-// far (cumulative); the difference around an input is what it cost.
-func HeapAllocs() uint64 {
-	metrics.Read(allocSample)
-	return allocSample[0].Value.Uint64()
 }
