@@ -4,7 +4,9 @@
 // libfuzzer gives it a Failer, whose failures panic).
 //
 // A body is a func(T, []byte): it checks its invariants and reports a
-// violation with T's Fatal, Fatalf or Errorf, as a test does.
+// violation with T's Fatal, Fatalf or Errorf, as a test does. A body that
+// bounds its heap allocation counts it with [HeapAllocs] or, one read an
+// input, an [AllocMark].
 package target
 
 import (
