@@ -393,7 +393,7 @@ const stockLimit = 0x10
 // end: memconn's Hold bit and bit 6, a quarter of all modes rather than
 // half. A stalled stream costs the Reader's 100 empty reads (maxEmptyReads),
 // each a loop iteration of libFuzzer comparison hooks: with Hold alone,
-// stalled inputs took 60% of the target's time under libFuzzer.
+// stalled inputs took 60% of the time of a libFuzzer corpus's replay.
 const frameStall = 0xc0
 
 // Frames is FuzzFrames: it compares the buffered Reader with refParse
@@ -508,10 +508,10 @@ func checkRejected(t target.T, h simpleremote.Header, err error) {
 // The offsets (marks) are, per message: its start, its header's end, the
 // switch to the Reader's small-tail path (bufSize/2 before its end, for a
 // longer payload); and for the unparsed rest its start, its header's end
-// and the end of input. Near a mark means within three reads of it: a
-// read ends before it, one spans or ends at it, one starts after it. A
-// skip is a multiple of n, so reads stay in step with reads of n all the
-// way (unless the Reader's room cuts one short).
+// and the end of input. Near a mark means within three chunks of it on
+// either side. A skip is a multiple of n, so reads stay in step with
+// reads of n all the way (unless the Reader's room cuts one short).
+//
 // Between marks the Reader runs one loop iteration again and again, and
 // under libFuzzer each iteration's comparisons cost a call into C: one-
 // byte reads all the way made an 8 KiB input take milliseconds. Reads of
