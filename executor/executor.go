@@ -350,7 +350,8 @@ func (e *Executor) DylibManager() *dylib.Manager { return e.dylibs }
 //
 // Over loopback TCP, Serve also ends the session as at end of input once
 // the controller's process no longer holds its end of the connection
-// (looked at every PeerWatchInterval): llvm-jitlink
+// (looked at soon after the connection falls quiet, then at least every
+// PeerWatchInterval): llvm-jitlink
 // -oop-executor-connect (LLVM 14 to 22) closes its socket at exit
 // without shutting it down, and would otherwise wait for ever.
 func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
@@ -438,8 +439,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	return errors.Join(append([]error{err}, reported...)...)
 }
 
-// PeerWatchInterval is how often Serve looks whether a loopback TCP
-// controller still holds its end of the connection.
+// PeerWatchInterval is the longest Serve waits between looks whether a
+// loopback TCP controller still holds its end of the connection (it looks
+// sooner after the connection falls quiet; see
+// simpleremote.WatchPeerClose).
 const PeerWatchInterval = 100 * time.Millisecond
 
 // ControllerSpoke reports whether the controller sent any message on the

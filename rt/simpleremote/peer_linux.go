@@ -62,8 +62,10 @@ func unixPeerPID(sc syscall.Conn) int {
 // own reader thread blocks on it, so neither side ever reads end-of-file
 // (the `-oop-executor-connect` exit hang); the shutdown gives both sides
 // the end-of-file of an orderly end (no Hangup: the controller has
-// already let go of its descriptor and would fail on one). It looks
-// every interval, from its own goroutine; stop ends the watch. Where the
+// already let go of its descriptor and would fail on one). It looks from
+// its own goroutine, soon after the connection falls quiet (a controller
+// lets go right after its last result) and then less often, at most
+// interval apart (lookSchedule); stop ends the watch. Where the
 // controller's process cannot be found or read (another user, not
 // loopback, not TCP) it watches nothing.
 func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
@@ -95,24 +97,97 @@ func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
 		case pid == 0:
 			return
 		}
-		t := time.NewTicker(interval)
+		sched := newLookSchedule(interval)
+		t := time.NewTimer(interval)
 		defer t.Stop()
 		for {
+			look, nap := true, interval
+			if q, ok := quietFor(sc.sc); ok {
+				look, nap = sched.step(q)
+			}
+			if look {
+				switch holds(pid, "socket:["+inode+"]") {
+				case holdsNot:
+					shut()
+					return
+				case holdsUnknown: // unreadable now
+					return
+				}
+			}
+			t.Reset(nap)
 			select {
 			case <-quit:
 				return
 			case <-t.C:
 			}
-			switch holds(pid, "socket:["+inode+"]") {
-			case holdsNot:
-				shut()
-				return
-			case holdsUnknown: // unreadable now
-				return
-			}
 		}
 	}()
 	return func() { once.Do(func() { close(quit) }) }
+}
+
+// firstLook is how long a connection is quiet before WatchPeerClose
+// first looks: LLVM 22's llvm-jitlink closes its socket within a
+// millisecond of reading its last result.
+const firstLook = 2 * time.Millisecond
+
+// lookSchedule decides when WatchPeerClose looks at the controller's
+// descriptors, from how long no data has moved on the connection: at
+// firstLook of quiet, then at twice the quiet time of the last look up to
+// interval, then every interval; data moving starts it again. Between
+// looks it wakes often enough (every tenth of interval during the first
+// ten intervals of quiet) to see data move, so a close right after the
+// last exchange is seen within milliseconds, and an idle session costs a
+// wake-up per interval. Looking costs a read of /proc/PID/fd (tens of
+// microseconds); a wake-up, one getsockopt.
+type lookSchedule struct {
+	interval time.Duration
+	next     time.Duration // the quiet time at which to look next
+	last     time.Duration // the quiet time seen at the last step
+}
+
+func newLookSchedule(interval time.Duration) *lookSchedule {
+	return &lookSchedule{interval: interval, next: min(firstLook, interval), last: -1}
+}
+
+// step takes the connection's quiet time q and returns whether to look
+// now and how long to wait before the next step.
+func (s *lookSchedule) step(q time.Duration) (look bool, nap time.Duration) {
+	if q < s.last { // data moved since the last step
+		s.next = min(firstLook, s.interval)
+	}
+	s.last = q
+	if q >= s.next {
+		look = true
+		for s.next <= q {
+			if s.next < s.interval {
+				s.next = min(2*s.next, s.interval)
+			} else {
+				s.next += s.interval
+			}
+		}
+	}
+	wake := s.interval
+	if q < 10*s.interval {
+		wake = max(s.interval/10, time.Millisecond)
+	}
+	return look, min(s.next-q, wake)
+}
+
+// quietFor returns how long no data has moved either way on the TCP
+// connection sc, from the kernel's TCP_INFO (whole milliseconds).
+func quietFor(sc syscall.Conn) (time.Duration, bool) {
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var info *unix.TCPInfo
+	_ = rc.Control(func(fd uintptr) {
+		info, _ = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	})
+	if info == nil {
+		return 0, false
+	}
+	return time.Duration(min(info.Last_data_recv, info.Last_data_sent)) * time.Millisecond, true
 }
 
 // What holds finds.
