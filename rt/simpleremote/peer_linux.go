@@ -98,10 +98,10 @@ func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
 			return
 		}
 		sched := newLookSchedule(interval)
-		t := time.NewTimer(interval)
+		t := time.NewTimer(sched.interval)
 		defer t.Stop()
 		for {
-			look, nap := true, interval
+			look, nap := true, sched.interval
 			if q, ok := quietFor(sc.sc); ok {
 				look, nap = sched.step(q)
 			}
@@ -146,6 +146,7 @@ type lookSchedule struct {
 }
 
 func newLookSchedule(interval time.Duration) *lookSchedule {
+	interval = max(interval, time.Millisecond)
 	return &lookSchedule{interval: interval, next: min(firstLook, interval), last: -1}
 }
 

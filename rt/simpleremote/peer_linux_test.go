@@ -211,4 +211,9 @@ func TestLookSchedule(t *testing.T) {
 
 	look, _ = s.step(0) // data moved, just now
 	assert.False(t, look)
+
+	z := newLookSchedule(0) // no interval: at least a millisecond, never a busy loop
+	look, nap = z.step(5 * time.Second)
+	assert.True(t, look)
+	assert.Equal(t, ms, nap)
 }
