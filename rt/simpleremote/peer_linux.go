@@ -100,12 +100,14 @@ func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
 		sched := newLookSchedule(interval)
 		t := time.NewTimer(sched.interval)
 		defer t.Stop()
+		lookedAt := time.Now()
 		for {
 			look, nap := true, sched.interval
 			if q, ok := quietFor(sc.sc); ok {
-				look, nap = sched.step(q)
+				look, nap = sched.step(q, time.Since(lookedAt))
 			}
 			if look {
+				lookedAt = time.Now()
 				switch holds(pid, "socket:["+inode+"]") {
 				case holdsNot:
 					shut()
@@ -137,7 +139,9 @@ const firstLook = 2 * time.Millisecond
 // looks it wakes often enough (every tenth of interval during the first
 // ten intervals of quiet) to see data move, so a close right after the
 // last exchange is seen within milliseconds, and an idle session costs a
-// wake-up per interval. Looking costs a read of /proc/PID/fd (tens of
+// wake-up per interval. It also looks whenever interval has passed since
+// the last look, so a quiet time that never grows (under QEMU user mode
+// TCP_INFO's times read 0) still gets a look every interval. Looking costs a read of /proc/PID/fd (tens of
 // microseconds); a wake-up, one getsockopt.
 type lookSchedule struct {
 	interval time.Duration
@@ -150,13 +154,15 @@ func newLookSchedule(interval time.Duration) *lookSchedule {
 	return &lookSchedule{interval: interval, next: min(firstLook, interval), last: -1}
 }
 
-// step takes the connection's quiet time q and returns whether to look
-// now and how long to wait before the next step.
-func (s *lookSchedule) step(q time.Duration) (look bool, nap time.Duration) {
+// step takes the connection's quiet time q and the time since the last
+// look, and returns whether to look now and how long to wait before the
+// next step.
+func (s *lookSchedule) step(q, sinceLook time.Duration) (look bool, nap time.Duration) {
 	if q < s.last { // data moved since the last step
 		s.next = min(firstLook, s.interval)
 	}
 	s.last = q
+	look = sinceLook >= s.interval
 	if q >= s.next {
 		look = true
 		for s.next <= q {

@@ -187,13 +187,18 @@ func watchedConn(t *testing.T, connect func(port int)) (Conn, chan struct{}) {
 // next ones at doubling quiet times up to the interval and then every
 // interval; data moving starts the schedule again; the watch wakes at
 // least every tenth of the interval during the first ten intervals of
-// quiet, and every interval after that.
+// quiet, and every interval after that; and it looks whenever an
+// interval has passed since the last look, whatever the quiet time.
 func TestLookSchedule(t *testing.T) {
 	ms := time.Millisecond
 	s := newLookSchedule(100 * ms)
 	var looks []time.Duration
 	for q := time.Duration(0); q <= 400*ms; q += ms {
-		if look, nap := s.step(q); look {
+		var last time.Duration
+		if len(looks) > 0 {
+			last = looks[len(looks)-1]
+		}
+		if look, nap := s.step(q, q-last); look {
 			looks = append(looks, q)
 		} else {
 			assert.LessOrEqual(t, nap, 10*ms, "a wake-up at least every tenth of the interval (quiet %v)", q)
@@ -201,19 +206,21 @@ func TestLookSchedule(t *testing.T) {
 	}
 	assert.Equal(t, []time.Duration{2 * ms, 4 * ms, 8 * ms, 16 * ms, 32 * ms, 64 * ms, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, looks)
 
-	look, nap := s.step(3 * ms) // data moved
+	look, nap := s.step(3*ms, 3*ms) // data moved
 	assert.True(t, look, "quiet again for longer than firstLook")
 	assert.Equal(t, 1*ms, nap, "the next look at 4 ms of quiet")
 
-	look, nap = s.step(5 * time.Second) // long idle: looked, next at 5.1 s
+	look, nap = s.step(5*time.Second, 5*time.Second) // long idle: looked, next at 5.1 s
 	assert.True(t, look)
 	assert.Equal(t, 100*ms, nap, "an idle connection wakes once per interval")
 
-	look, _ = s.step(0) // data moved, just now
+	look, _ = s.step(0, 0) // data moved, just now
 	assert.False(t, look)
+	look, _ = s.step(0, 100*ms) // a quiet time stuck at 0 (QEMU): a look every interval
+	assert.True(t, look)
 
 	z := newLookSchedule(0) // no interval: at least a millisecond, never a busy loop
-	look, nap = z.step(5 * time.Second)
+	look, nap = z.step(5*time.Second, 5*time.Second)
 	assert.True(t, look)
 	assert.Equal(t, ms, nap)
 }
