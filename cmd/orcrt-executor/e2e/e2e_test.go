@@ -332,8 +332,8 @@ func runCase(t *testing.T, tch *toolchain, tc e2eCase, tally *tally) {
 	// ("Symbols not found: [ __cxa_pure_virtual, ... ]", its lines
 	// interleaved) or a resource tracker it found defunct, and the stock
 	// executor may die of SIGSEGV or print its own disconnect. Seen with
-	// both executors and LLVM 16 (teardownTrouble). A run showing it where the other
-	// executor's does not is run again, up to raceTries runs.
+	// both executors and LLVM 16 (teardownTrouble). A run showing it where
+	// the other executor's does not is run again, up to raceTries runs.
 	if !tch.primary && tc.want.metBy(stock) && tc.want.metBy(ours) && !tc.teardownRace {
 		for try := 2; try <= raceTries; try++ {
 			var who string
