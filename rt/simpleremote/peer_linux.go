@@ -100,10 +100,11 @@ func WatchPeerClose(c Conn, interval time.Duration, gone func()) (stop func()) {
 		sched := newLookSchedule(interval)
 		t := time.NewTimer(sched.interval)
 		defer t.Stop()
+		rc, _ := sc.sc.SyscallConn()
 		lookedAt := time.Now()
 		for {
 			look, nap := true, sched.interval
-			if q, ok := quietFor(sc.sc); ok {
+			if q, ok := quietFor(rc); ok {
 				look, nap = sched.step(q, time.Since(lookedAt))
 			}
 			if look {
@@ -139,10 +140,11 @@ const firstLook = 2 * time.Millisecond
 // looks it wakes often enough (every tenth of interval during the first
 // ten intervals of quiet) to see data move, so a close right after the
 // last exchange is seen within milliseconds, and an idle session costs a
-// wake-up per interval. It also looks whenever interval has passed since
-// the last look, so a quiet time that never grows (under QEMU user mode
-// TCP_INFO's times read 0) still gets a look every interval. Looking costs a read of /proc/PID/fd (tens of
-// microseconds); a wake-up, one getsockopt.
+// wake-up per interval; while data moves it wakes about every firstLook.
+// It also looks whenever interval has passed since the last look, so a
+// quiet time that never grows (under QEMU user mode TCP_INFO's times read
+// 0) still gets a look every interval. Looking costs a read of
+// /proc/PID/fd (tens of microseconds); a wake-up, one getsockopt.
 type lookSchedule struct {
 	interval time.Duration
 	next     time.Duration // the quiet time at which to look next
@@ -181,10 +183,9 @@ func (s *lookSchedule) step(q, sinceLook time.Duration) (look bool, nap time.Dur
 }
 
 // quietFor returns how long no data has moved either way on the TCP
-// connection sc, from the kernel's TCP_INFO (whole milliseconds).
-func quietFor(sc syscall.Conn) (time.Duration, bool) {
-	rc, err := sc.SyscallConn()
-	if err != nil {
+// connection rc, from the kernel's TCP_INFO (whole milliseconds).
+func quietFor(rc syscall.RawConn) (time.Duration, bool) {
+	if rc == nil {
 		return 0, false
 	}
 	var info *unix.TCPInfo
