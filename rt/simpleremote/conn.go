@@ -21,6 +21,7 @@ import (
 // *os.File's are.
 type FileConn struct {
 	in, out *os.File
+	spin    readSpinner
 	once    sync.Once
 	err     error
 }
@@ -31,7 +32,13 @@ var _ Conn = (*FileConn)(nil)
 // directions is allowed); it takes ownership of both. For a local
 // Disconnect to wake the reader the input must be pollable (os.Pipe's
 // files are; see AdoptFDs for raw descriptors).
-func NewFileConn(in, out *os.File) *FileConn { return &FileConn{in: in, out: out} }
+func NewFileConn(in, out *os.File) *FileConn {
+	c := &FileConn{in: in, out: out}
+	if rc, err := in.SyscallConn(); err == nil {
+		c.spin.init(rc, DefaultReadSpin)
+	}
+	return c
+}
 
 // AdoptFDs takes over two inherited descriptors, as the stock executor's
 // `filedescs=IN,OUT` does, and returns a FileConn over them. Each must be
@@ -50,7 +57,19 @@ func (c *FileConn) In() *os.File { return c.in }
 func (c *FileConn) Out() *os.File { return c.out }
 
 // Read reads from the input.
-func (c *FileConn) Read(p []byte) (int, error) { return c.in.Read(p) }
+func (c *FileConn) Read(p []byte) (int, error) {
+	if n, errno, ok := c.spin.read(p); ok {
+		if errno != nil {
+			return 0, &os.PathError{Op: "read", Path: c.in.Name(), Err: errno}
+		}
+		return n, nil
+	}
+	return c.in.Read(p)
+}
+
+// SetReadSpin sets how long a read polls the input before it sleeps, as
+// Options.ReadSpin does: 0 means DefaultReadSpin, negative never polls.
+func (c *FileConn) SetReadSpin(d time.Duration) { c.spin.set(d) }
 
 // Write writes to the output.
 func (c *FileConn) Write(p []byte) (int, error) { return c.out.Write(p) }
@@ -88,19 +107,32 @@ type sockConn struct {
 	net.Conn
 	sc   syscall.Conn
 	ack  quickAcker
+	spin readSpinner
 	once sync.Once
 	err  error
 }
 
 func (c *sockConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
+	n, err := c.read(p)
 	if n > 0 {
 		c.ack.rearm()
 	}
 	return n, err
 }
 
+func (c *sockConn) read(p []byte) (int, error) {
+	if n, errno, ok := c.spin.read(p); ok {
+		if errno != nil {
+			return 0, &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+		}
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
 func (c *sockConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
+
+func (c *sockConn) SetReadSpin(d time.Duration) { c.spin.set(d) }
 
 func (c *sockConn) Close() error {
 	c.once.Do(func() {
@@ -216,6 +248,9 @@ func wrapSock(c net.Conn, op string) (Conn, error) {
 		return nil, fmt.Errorf("simpleremote: %s: %T has no raw descriptor", op, c)
 	}
 	conn := &sockConn{Conn: c, sc: sc}
+	if rc, err := sc.SyscallConn(); err == nil {
+		conn.spin.init(rc, DefaultReadSpin)
+	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		if err := tc.SetNoDelay(true); err != nil {
 			_ = c.Close()

@@ -4,6 +4,7 @@ package simpleremote
 
 import (
 	"syscall"
+	"time"
 
 	"github.com/orcgo/orcrt/internal/unsupported"
 )
@@ -29,3 +30,10 @@ type quickAcker struct{}
 
 func (*quickAcker) init(syscall.Conn) error { return nil }
 func (*quickAcker) rearm()                  {}
+
+// readSpinner never polls here: reads park in Go's poller at once.
+type readSpinner struct{}
+
+func (*readSpinner) init(syscall.RawConn, time.Duration) {}
+func (*readSpinner) set(time.Duration)                   {}
+func (*readSpinner) read([]byte) (int, error, bool)      { return 0, nil, false }
