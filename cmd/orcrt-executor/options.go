@@ -38,7 +38,7 @@ func drainTimeout() time.Duration {
 // content of a whole link graph, so a controller linking larger objects
 // needs more.
 func wireOptions() *simpleremote.Options {
-	o := &simpleremote.Options{}
+	o := &simpleremote.Options{ReadSpin: simpleremote.ExecutorReadSpin}
 	if v, err := strconv.ParseUint(os.Getenv("ORCRT_MAX_MESSAGE_SIZE"), 10, 64); err == nil {
 		o.MaxMessageSize = v
 	}

@@ -675,6 +675,13 @@ type workerConn struct {
 	stopped  bool
 }
 
+// SetReadSpin passes Options.ReadSpin on to the connection.
+func (c *workerConn) SetReadSpin(d time.Duration) {
+	if rs, ok := c.Conn.(interface{ SetReadSpin(time.Duration) }); ok {
+		rs.SetReadSpin(d)
+	}
+}
+
 func (c *workerConn) Read(p []byte) (int, error) {
 	if c.setupOut != nil {
 		c.setupOut()

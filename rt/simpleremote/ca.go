@@ -34,19 +34,23 @@ type Options struct {
 	// Hangup before closing anyway (the controller may not be reading);
 	// 0 means DefaultHangupTimeout, negative means close without Hangup.
 	HangupTimeout time.Duration
-	// ReadSpin is how long the reader polls the connection for the
-	// controller's next message before it sleeps, on Linux, on more than
-	// one CPU, and only while the controller's recent answers came that
-	// fast; 0 means DefaultReadSpin, negative never polls. It applies to
-	// this package's Conns (a wrapper hides it: see SetReadSpin).
+	// ReadSpin, if positive, is how long the reader polls the connection
+	// for the controller's next message before it sleeps: on Linux, on
+	// more than one CPU, and only while the controller's recent answers
+	// came that fast. Zero never polls. It applies to this package's
+	// Conns and to wrappers that pass SetReadSpin on. While it polls,
+	// other goroutines of the process run, but those waiting for other
+	// descriptors are woken only once it stops (up to ReadSpin late): a
+	// process that is mostly its executor (orcrt-executor uses
+	// ExecutorReadSpin) gains, a host busy with other I/O may not.
 	ReadSpin time.Duration
 }
 
-// DefaultReadSpin is the default Options.ReadSpin: it covers a
+// ExecutorReadSpin is orcrt-executor's Options.ReadSpin: it covers a
 // controller's turnaround between back-to-back calls on an unpinned
 // 2-core machine, whose idle CPU otherwise takes a wake-up of tens of
 // microseconds per message (RATIONALE.md, "Polling before parking").
-const DefaultReadSpin = 100 * time.Microsecond
+const ExecutorReadSpin = 100 * time.Microsecond
 
 // DefaultHangupTimeout is the default Options.HangupTimeout.
 const DefaultHangupTimeout = 5 * time.Second
@@ -96,7 +100,7 @@ func New(conn Conn, opts *Options) *CA {
 	if o.HangupTimeout == 0 {
 		o.HangupTimeout = DefaultHangupTimeout
 	}
-	if rs, ok := conn.(interface{ SetReadSpin(time.Duration) }); ok && o.ReadSpin != 0 {
+	if rs, ok := conn.(interface{ SetReadSpin(time.Duration) }); ok && o.ReadSpin > 0 {
 		rs.SetReadSpin(o.ReadSpin)
 	}
 	ca := &CA{

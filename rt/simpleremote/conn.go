@@ -35,7 +35,7 @@ var _ Conn = (*FileConn)(nil)
 func NewFileConn(in, out *os.File) *FileConn {
 	c := &FileConn{in: in, out: out}
 	if rc, err := in.SyscallConn(); err == nil {
-		c.spin.init(rc, DefaultReadSpin)
+		c.spin.init(rc)
 	}
 	return c
 }
@@ -68,7 +68,7 @@ func (c *FileConn) Read(p []byte) (int, error) {
 }
 
 // SetReadSpin sets how long a read polls the input before it sleeps, as
-// Options.ReadSpin does: 0 means DefaultReadSpin, negative never polls.
+// Options.ReadSpin does; zero or negative never polls (the default).
 func (c *FileConn) SetReadSpin(d time.Duration) { c.spin.set(d) }
 
 // Write writes to the output.
@@ -249,7 +249,7 @@ func wrapSock(c net.Conn, op string) (Conn, error) {
 	}
 	conn := &sockConn{Conn: c, sc: sc}
 	if rc, err := sc.SyscallConn(); err == nil {
-		conn.spin.init(rc, DefaultReadSpin)
+		conn.spin.init(rc)
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		if err := tc.SetNoDelay(true); err != nil {

@@ -34,6 +34,6 @@ func (*quickAcker) rearm()                  {}
 // readSpinner never polls here: reads park in Go's poller at once.
 type readSpinner struct{}
 
-func (*readSpinner) init(syscall.RawConn, time.Duration) {}
-func (*readSpinner) set(time.Duration)                   {}
-func (*readSpinner) read([]byte) (int, error, bool)      { return 0, nil, false }
+func (*readSpinner) init(syscall.RawConn)           {}
+func (*readSpinner) set(time.Duration)              {}
+func (*readSpinner) read([]byte) (int, error, bool) { return 0, nil, false }

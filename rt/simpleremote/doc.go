@@ -49,11 +49,12 @@
 //
 // # Polling
 //
-// On Linux, with more than one CPU, this package's Conns read their input
-// again for up to [Options.ReadSpin] (default [DefaultReadSpin]) before
-// the reader sleeps, while the controller's recent answers came that
-// fast: an unpinned small call then takes about a third of the time it
-// takes when each message wakes an idle CPU. Between attempts it yields
-// to other goroutines and threads; a negative ReadSpin turns it off
-// (RATIONALE.md, "Polling before parking").
+// With [Options.ReadSpin] (orcrt-executor uses [ExecutorReadSpin]), on
+// Linux with more than one CPU, this package's Conns read their input
+// again for that long before the reader sleeps, while the controller's
+// recent answers came that fast: an unpinned small call then takes about
+// a third of the time it takes when each message wakes an idle CPU.
+// Between attempts it yields to other goroutines and threads, but
+// goroutines waiting for other descriptors wake only once it stops, so
+// it is off by default (RATIONALE.md, "Polling before parking").
 package simpleremote

@@ -28,10 +28,10 @@ type readSpinner struct {
 	limit time.Duration
 }
 
-// init makes s poll rc's descriptor for up to budget, if that descriptor
-// is non-blocking and the process may run on more than one CPU (on one,
-// the controller could not answer while the executor polls).
-func (s *readSpinner) init(rc syscall.RawConn, budget time.Duration) {
+// init lets set make s poll rc's descriptor, if that descriptor is
+// non-blocking and the process may run on more than one CPU (on one, the
+// controller could not answer while the executor polls).
+func (s *readSpinner) init(rc syscall.RawConn) {
 	if runtime.NumCPU() < 2 {
 		return
 	}
@@ -45,16 +45,10 @@ func (s *readSpinner) init(rc syscall.RawConn, budget time.Duration) {
 	s.rc = rc
 	s.poll = s.pollOnce
 	s.warm = true
-	s.set(budget)
 }
 
-// set changes the budget: 0 means DefaultReadSpin, negative never polls.
-func (s *readSpinner) set(budget time.Duration) {
-	if budget == 0 {
-		budget = DefaultReadSpin
-	}
-	s.budget.Store(int64(budget))
-}
+// set changes the budget; zero or negative never polls.
+func (s *readSpinner) set(budget time.Duration) { s.budget.Store(int64(budget)) }
 
 // read reads into p by polling. With ok it read n bytes or
 // failed with errno, which the caller wraps as its ordinary Read would;

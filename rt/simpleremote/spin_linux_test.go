@@ -28,6 +28,7 @@ func spinPipe(t *testing.T) (*FileConn, *os.File) {
 		t.Skip("readSpinner never polls on one CPU")
 	}
 	require.NotNil(t, c.spin.rc, "a pipe from os.Pipe is non-blocking: the spinner must be on")
+	c.SetReadSpin(ExecutorReadSpin)
 	return c, w
 }
 
@@ -56,11 +57,22 @@ func TestReadSpinAdapts(t *testing.T) {
 	read(0, "fast again")
 	assert.True(t, c.spin.warm, "a fast answer turns polling back on")
 
-	c.SetReadSpin(-1)
-	_, _, ok := c.spin.read(buf)
-	assert.False(t, ok, "a negative ReadSpin never polls")
 	c.SetReadSpin(0)
-	assert.Equal(t, int64(DefaultReadSpin), c.spin.budget.Load())
+	_, _, ok := c.spin.read(buf)
+	assert.False(t, ok, "a zero ReadSpin never polls")
+}
+
+// TestReadSpinOption: Options.ReadSpin reaches the Conn; a Conn polls
+// only when asked to.
+func TestReadSpinOption(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	c := NewFileConn(r, r)
+	defer c.Close()
+	assert.Zero(t, c.spin.budget.Load(), "polling is off by default")
+	New(c, &Options{ReadSpin: ExecutorReadSpin})
+	assert.Equal(t, int64(ExecutorReadSpin), c.spin.budget.Load())
 }
 
 // TestReadSpinEnds: end of input and a closed input read as they do
@@ -168,6 +180,7 @@ func TestReadSpinSocketErrors(t *testing.T) {
 		require.NoError(t, err)
 		sc := c.(*sockConn)
 		require.NotNil(t, sc.spin.rc)
+		sc.SetReadSpin(ExecutorReadSpin)
 		_, err = peer.Write([]byte("hi"))
 		require.NoError(t, err)
 		buf := make([]byte, 8)
