@@ -80,9 +80,11 @@ func (s *readSpinner) read(p []byte) (n int, errno error, ok bool) {
 
 // pollOnce is the RawConn.Read callback: it reads until data, end of
 // input or an error, or until the limit passes (false: park in the
-// poller until the descriptor is readable, then run again). Between
-// attempts it lets other goroutines, then other threads on this CPU,
-// run: the controller, pinned to the same CPU, answers meanwhile.
+// poller until the descriptor is readable, then run again). It also
+// stops while a Writer waits for its descriptor, which only the poller
+// can report. Between attempts it lets other goroutines, then other
+// threads on this CPU, run: the controller, pinned to the same CPU,
+// answers meanwhile.
 func (s *readSpinner) pollOnce(fd uintptr) bool {
 	for {
 		n, err := unix.Read(int(fd), s.p)
@@ -97,7 +99,7 @@ func (s *readSpinner) pollOnce(fd uintptr) bool {
 			s.errno = err
 			return true
 		}
-		if time.Since(s.start) >= s.limit {
+		if time.Since(s.start) >= s.limit || writesWaiting.Load() > 0 {
 			return false
 		}
 		runtime.Gosched()

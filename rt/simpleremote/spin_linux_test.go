@@ -36,23 +36,28 @@ func spinPipe(t *testing.T) (*FileConn, *os.File) {
 // the budget, and a slow answer turns polling off until a fast one.
 func TestReadSpinAdapts(t *testing.T) {
 	c, w := spinPipe(t)
-	c.SetReadSpin(time.Millisecond)
+	c.SetReadSpin(20 * time.Millisecond)
 	buf := make([]byte, 16)
-	read := func(delay time.Duration, want string) {
+	read := func(delay time.Duration, want string) { // delay 0: written before the read
 		t.Helper()
-		go func() {
-			time.Sleep(delay)
-			_, _ = w.Write([]byte(want))
-		}()
+		if delay == 0 {
+			_, err := w.Write([]byte(want))
+			require.NoError(t, err)
+		} else {
+			go func() {
+				time.Sleep(delay)
+				_, _ = w.Write([]byte(want))
+			}()
+		}
 		n, err := c.Read(buf)
 		require.NoError(t, err)
 		assert.Equal(t, want, string(buf[:n]))
 	}
 	read(0, "fast")
 	assert.True(t, c.spin.warm, "a wait within the budget keeps polling on")
-	read(20*time.Millisecond, "slow")
+	read(60*time.Millisecond, "slow")
 	assert.False(t, c.spin.warm, "a wait past the budget turns polling off")
-	read(20*time.Millisecond, "slow again")
+	read(60*time.Millisecond, "slow again")
 	assert.False(t, c.spin.warm)
 	read(0, "fast again")
 	assert.True(t, c.spin.warm, "a fast answer turns polling back on")
@@ -201,4 +206,32 @@ func TestReadSpinSocketErrors(t *testing.T) {
 		}
 		_ = c.Close()
 	}
+}
+
+// TestReadSpinYieldsToWriters: a Writer parked on a full pipe is counted,
+// and while one is, a read stops polling at once (only the poller can
+// report the pipe writable).
+func TestReadSpinYieldsToWriters(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	defer pw.Close()
+	wr := NewWriter(NewFileConn(pr, pw))
+	done := make(chan error, 1)
+	go func() { done <- wr.WriteMsg(OpCallWrapper, 1, 0, make([]byte, 4<<20)) }() // past any pipe's size
+	require.Eventually(t, func() bool { return writesWaiting.Load() == 1 }, 5*time.Second, time.Millisecond, "the parked write is not counted")
+
+	c, _ := spinPipe(t)
+	c.spin.p, c.spin.start, c.spin.limit = make([]byte, 8), time.Now(), 3*time.Second
+	rc, err := c.in.SyscallConn()
+	require.NoError(t, err)
+	require.NoError(t, rc.Control(func(fd uintptr) {
+		assert.False(t, c.spin.pollOnce(fd), "an empty pipe: park")
+	}))
+	assert.Less(t, time.Since(c.spin.start), 2*time.Second, "polled on while a write waited")
+
+	_, err = io.Copy(io.Discard, io.LimitReader(pr, 4<<20+HeaderSize))
+	require.NoError(t, err)
+	require.NoError(t, <-done)
+	assert.Zero(t, writesWaiting.Load())
 }

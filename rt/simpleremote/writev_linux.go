@@ -4,19 +4,26 @@ package simpleremote
 
 import (
 	"io"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
 
 const writevSupported = true
 
+// writesWaiting counts Writers of this process parked until their
+// descriptor is writable: a polling reader stops polling so that the
+// scheduler looks at the poller again (readSpinner).
+var writesWaiting atomic.Int32
+
 // vecState is the Writer's writev scratch space, guarded by its mutex;
 // fn is bound once so that a message costs no allocation.
 type vecState struct {
-	bufs [2][]byte
-	iov  [2]syscall.Iovec
-	err  error
-	fn   func(fd uintptr) bool
+	bufs   [2][]byte
+	iov    [2]syscall.Iovec
+	err    error
+	fn     func(fd uintptr) bool
+	parked bool // counted in writesWaiting
 }
 
 // writev writes a then b with writev(2); EAGAIN parks the goroutine in
@@ -28,6 +35,10 @@ func (w *Writer) writev(a, b []byte) error {
 	}
 	v.bufs[0], v.bufs[1], v.err = a, b, nil
 	err := w.rc.Write(v.fn)
+	if v.parked {
+		v.parked = false
+		writesWaiting.Add(-1)
+	}
 	werr := v.err
 	// Do not keep the payload reachable from the Writer.
 	v.bufs, v.iov, v.err = [2][]byte{}, [2]syscall.Iovec{}, nil
@@ -57,6 +68,10 @@ func (v *vecState) write(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
+			if !v.parked {
+				v.parked = true
+				writesWaiting.Add(1)
+			}
 			return false
 		default:
 			v.err = e
