@@ -50,11 +50,11 @@ func (s *readSpinner) init(rc syscall.RawConn) {
 // set changes the budget; zero or negative never polls.
 func (s *readSpinner) set(budget time.Duration) { s.budget.Store(int64(budget)) }
 
-// read reads into p by polling. With ok it read n bytes or
-// failed with errno, which the caller wraps as its ordinary Read would;
-// without, the caller reads as usual: polling is off or busy, the
-// descriptor is closed or past a deadline, or the input ended (a second
-// read then sees the same).
+// read reads into p by polling. With ok it read n bytes or failed with
+// errno, which the caller wraps as its ordinary Read would; without, the
+// caller reads as usual: polling is off or busy, the descriptor is
+// closed or past a deadline, or the input ended (a second read then
+// sees the same).
 func (s *readSpinner) read(p []byte) (n int, errno error, ok bool) {
 	if s.rc == nil || len(p) == 0 || !s.busy.CompareAndSwap(false, true) {
 		return 0, nil, false
