@@ -56,14 +56,14 @@ func (s *readSpinner) set(budget time.Duration) { s.budget.Store(int64(budget)) 
 // closed or past a deadline, or the input ended (a second read then
 // sees the same).
 func (s *readSpinner) read(p []byte) (n int, errno error, ok bool) {
-	if s.rc == nil || len(p) == 0 || !s.busy.CompareAndSwap(false, true) {
+	if s.rc == nil || len(p) == 0 {
+		return 0, nil, false
+	}
+	budget := time.Duration(s.budget.Load())
+	if budget <= 0 || !s.busy.CompareAndSwap(false, true) { // off (the default) costs one load
 		return 0, nil, false
 	}
 	defer s.busy.Store(false)
-	budget := time.Duration(s.budget.Load())
-	if budget <= 0 {
-		return 0, nil, false
-	}
 	s.p, s.n, s.errno, s.start, s.limit = p, 0, nil, time.Now(), 0
 	if s.warm {
 		s.limit = budget
