@@ -13,9 +13,11 @@
 // BENCH must be start): call=connect-setup, one connection per op, 20 ms
 // apart; the mean as ns/op, the connections' median as median-ns/op.
 //
-// BENCH is empty, write4KiB, write1MiB, alloc-cycle, lookup or all; TIME is
-// a duration (500ms, 1s), iterations scaled as go test -benchtime does, or a
-// count (100x).
+// BENCH is empty, write4KiB, write1MiB, alloc-cycle, lookup, start or all;
+// TIME is a duration (500ms, 1s), iterations scaled as go test -benchtime
+// does, or a count (100x). start launches a fresh executor per op and opens
+// no other session, so EXECUTOR may be a program that only sends Setup
+// (bench/cmd/gofloor).
 
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
@@ -38,6 +40,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <functional>
 #include <string>
 #include <thread>
@@ -531,24 +534,6 @@ int main(int argc, char **argv) {
       Die(P.takeError(), "port");
     Port = *P;
   }
-  auto C = launch(Exe, Pin, Port);
-  if (!C)
-    Die(C.takeError(), "launch " + Exe);
-
-  // llvm-jitlink 22 uses a DynamicThreadPoolTaskDispatcher, which runs each
-  // async completion on a new thread; inplace runs it on the listener.
-  std::unique_ptr<TaskDispatcher> D;
-  if (Dispatch == "threads")
-    D = std::make_unique<DynamicThreadPoolTaskDispatcher>(
-        std::max(1u, std::thread::hardware_concurrency()));
-  else
-    D = std::make_unique<InPlaceTaskDispatcher>();
-  // On failure Create has disconnected, closing both pipe ends.
-  auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
-      std::move(D), SimpleRemoteEPC::Setup(), C->FromExec, C->ToExec);
-  if (!EPC)
-    Die(joinErrors(EPC.takeError(), waitChild(C->Pid)), "connect to " + Exe);
-
   // The first failure names the context; later ones are joined to it.
   Error Err = Error::success();
   std::string Ctx;
@@ -557,10 +542,36 @@ int main(int argc, char **argv) {
       Ctx = Where.str();
     Err = joinErrors(std::move(Err), std::move(E));
   };
-
   std::vector<Bench> Benches;
   std::vector<std::function<Error()>> Cleanup;
-  Note(setup(**EPC, Benches, Cleanup), "setup");
+
+  // The start figures launch an executor per op and need no session of
+  // their own, so a program that only sends Setup (bench/cmd/gofloor, the
+  // Go floor) is timed the same way as the executors.
+  std::optional<Child> C;
+  std::unique_ptr<SimpleRemoteEPC> EPC;
+  if (Which != "start" || TCP) {
+    auto L = launch(Exe, Pin, Port);
+    if (!L)
+      Die(L.takeError(), "launch " + Exe);
+    C = *L;
+    // llvm-jitlink 22 uses a DynamicThreadPoolTaskDispatcher, which runs
+    // each async completion on a new thread; inplace runs it on the
+    // listener.
+    std::unique_ptr<TaskDispatcher> D;
+    if (Dispatch == "threads")
+      D = std::make_unique<DynamicThreadPoolTaskDispatcher>(
+          std::max(1u, std::thread::hardware_concurrency()));
+    else
+      D = std::make_unique<InPlaceTaskDispatcher>();
+    // On failure Create has disconnected, closing both pipe ends.
+    auto E = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
+        std::move(D), SimpleRemoteEPC::Setup(), C->FromExec, C->ToExec);
+    if (!E)
+      Die(joinErrors(E.takeError(), waitChild(C->Pid)), "connect to " + Exe);
+    EPC = std::move(*E);
+    Note(setup(*EPC, Benches, Cleanup), "setup");
+  }
   int64_t SetupNs = 0;
   if (!TCP) // start-up is measured over pipes, as llvm-jitlink spawns
     startBenches(Exe, Pin, Benches, SetupNs);
@@ -605,10 +616,12 @@ int main(int argc, char **argv) {
   // neither sends FIN nor wakes the transport's reader blocked on the
   // same descriptor, so LLVM 22's disconnect would wait for ever (the
   // llvm-jitlink -oop-executor-connect exit hang): shut it down first.
-  if (TCP)
-    shutdown(C->ToExec, SHUT_RDWR);
-  Note((*EPC)->disconnect(), "disconnect");
-  Note(waitChild(C->Pid), "executor exit");
+  if (EPC) {
+    if (TCP)
+      shutdown(C->ToExec, SHUT_RDWR);
+    Note(EPC->disconnect(), "disconnect");
+    Note(waitChild(C->Pid), "executor exit");
+  }
   if (Err)
     Die(std::move(Err), Ctx);
   return 0;
