@@ -534,6 +534,13 @@ int main(int argc, char **argv) {
       Die(P.takeError(), "port");
     Port = *P;
   }
+  // The start figures launch an executor per op and need no session of
+  // their own, so a program that only sends Setup (bench/cmd/gofloor, the
+  // Go floor) is timed the same way as the executors. Declared first: the
+  // benches hold symbols of the session's string pool.
+  std::optional<Child> C;
+  std::unique_ptr<SimpleRemoteEPC> EPC;
+
   // The first failure names the context; later ones are joined to it.
   Error Err = Error::success();
   std::string Ctx;
@@ -545,11 +552,6 @@ int main(int argc, char **argv) {
   std::vector<Bench> Benches;
   std::vector<std::function<Error()>> Cleanup;
 
-  // The start figures launch an executor per op and need no session of
-  // their own, so a program that only sends Setup (bench/cmd/gofloor, the
-  // Go floor) is timed the same way as the executors.
-  std::optional<Child> C;
-  std::unique_ptr<SimpleRemoteEPC> EPC;
   if (Which != "start" || TCP) {
     auto L = launch(Exe, Pin, Port);
     if (!L)
