@@ -411,6 +411,10 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		defer runtime.GOMAXPROCS(prev)
 	}
 	startPrepare() // Setup is out: load the libraries meanwhile
+	// A process may exit right after Serve: libc's exit must not sort the
+	// loaded objects while dlopen adds one (glibc asserts in dl-sort-maps,
+	// seen when the controller hung up at once). Calls wait for it anyway.
+	defer func() { <-prepared }()
 	var flushErr error
 	if e.opts.EndOfInput == EndDetach {
 		<-detached
