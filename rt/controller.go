@@ -93,6 +93,47 @@ func (h *SessionHandle) HandleWrapperCall(target sps.Addr, args []byte, callID u
 	h.handleWrapperCall(target, args, callID, nil)
 }
 
+// DirectWrite is a call of a [Session.RegisterDirectWriter] function that
+// the ControllerAccess copies to memory itself. From BeginDirectWrite to
+// Finish or Drop it holds the call's keepalive token, so the memory it
+// writes is not released meanwhile.
+type DirectWrite struct {
+	s   *Session
+	tok keepalive.Token
+}
+
+// BeginDirectWrite starts a direct write for a call of target: ok is
+// false, and the CA hands the call to HandleWrapperCall as usual, unless
+// target was registered with RegisterDirectWriter and the Session still
+// takes calls. The CA then copies the call's one buffer to its address
+// and answers with Finish, or, when the connection fails first, Drop.
+func (h *SessionHandle) BeginDirectWrite(target sps.Addr) (d DirectWrite, ok bool) {
+	if h.notified.Load() {
+		return DirectWrite{}, false
+	}
+	if e := h.s.lookupWrapper(target); e == nil || e.direct == nil {
+		return DirectWrite{}, false
+	}
+	tok, ok := h.s.ka.Acquire()
+	if !ok {
+		return DirectWrite{}, false
+	}
+	return DirectWrite{s: h.s, tok: tok}, true
+}
+
+// Finish answers the call callID of target, whose write stopped at fault
+// (nil: it was done), in a dispatched Task holding d's token.
+func (d DirectWrite) Finish(target sps.Addr, callID uint64, fault *WriteFault) {
+	c := getWrapperCall()
+	c.s, c.target, c.callID, c.direct, c.fault = d.s, target, callID, true, fault
+	c.refs.Store(2)
+	c.task.r, c.task.tok = c, d.tok
+	d.s.dispatch.Dispatch(&c.task)
+}
+
+// Drop releases d's token without an answer.
+func (d DirectWrite) Drop() { d.tok.Release() }
+
 // ReleaseFunc gives back an argument buffer lent with
 // [SessionHandle.HandleWrapperCallReleasing]; the CA may then reuse it.
 type ReleaseFunc func(args []byte)
@@ -139,6 +180,8 @@ type wrapperCall struct {
 	target   sps.Addr
 	args     []byte
 	callID   uint64
+	direct   bool        // a DirectWrite: run the entry's direct form
+	fault    *WriteFault // where it stopped, or nil
 	release  ReleaseFunc
 	retFn    ReturnFunc // c.ret, bound once per object
 	borrow   bool       // the target borrows args; set before it runs
@@ -161,7 +204,11 @@ func (c *wrapperCall) runTask() {
 	s := c.s
 	if e := s.lookupWrapper(c.target); e != nil {
 		c.borrow = e.borrow
-		e.fn(s, c.args, c.retFn)
+		if c.direct {
+			e.direct(s, c.fault, c.retFn)
+		} else {
+			e.fn(s, c.args, c.retFn)
+		}
 	} else {
 		u := s.unknownTarget()
 		c.borrow = u.borrow
@@ -198,6 +245,7 @@ func (c *wrapperCall) unref() {
 	c.task.r, c.task.tok = nil, keepalive.Token{}
 	c.task.state.Store(0)
 	c.s, c.target, c.args, c.callID, c.release, c.borrow = nil, 0, nil, 0, nil, false
+	c.direct, c.fault = false, nil
 	c.returned.Store(false)
 	if release != nil {
 		release(args)

@@ -474,3 +474,47 @@ func TestControllerAccess_IncomingCallDroppedAfterKeepaliveClosed(t *testing.T) 
 	tok.Release()
 	waitDone(t, s)
 }
+
+// TestDirectWrite: BeginDirectWrite holds a keepalive token for a
+// RegisterDirectWriter target only (shutdown waits for Finish or Drop),
+// Finish runs the direct form with the fault and answers the call, and
+// after shutdown is requested the CA is sent the usual way.
+func TestDirectWrite(t *testing.T) {
+	s := NewSession(mockProcessInfo(), InlineRunner{}, noErrors(t))
+	ca := newMockCA()
+	require.NoError(t, s.Attach(ca, nil))
+	var faults []*WriteFault
+	direct := s.RegisterDirectWriter(func(_ *Session, _ []byte, ret ReturnFunc) { ret(ResultBytes([]byte("fn"))) },
+		func(_ *Session, f *WriteFault, ret ReturnFunc) {
+			faults = append(faults, f)
+			ret(ResultBytes([]byte("direct")))
+		})
+	plain := s.RegisterWrapper(func(_ *Session, _ []byte, ret ReturnFunc) { ret(EmptyResult()) })
+
+	_, ok := ca.h.BeginDirectWrite(plain)
+	assert.False(t, ok, "a wrapper without a direct form")
+	_, ok = ca.h.BeginDirectWrite(0x1234)
+	assert.False(t, ok, "an unknown target")
+
+	d, ok := ca.h.BeginDirectWrite(direct)
+	require.True(t, ok)
+	d.Finish(direct, 7, nil)
+	d, ok = ca.h.BeginDirectWrite(direct)
+	require.True(t, ok)
+	d.Finish(direct, 8, &WriteFault{Addr: 0x1000})
+	for id := uint64(7); id <= 8; id++ {
+		r, ok := ca.result(id)
+		require.True(t, ok, "call %d answered", id)
+		assert.Equal(t, "direct", string(r.Bytes()))
+	}
+	assert.Equal(t, []*WriteFault{nil, {Addr: 0x1000}}, faults)
+
+	d, ok = ca.h.BeginDirectWrite(direct)
+	require.True(t, ok)
+	s.Shutdown(nil)
+	assert.False(t, isDone(s), "shutdown waits for the write's token")
+	_, ok = ca.h.BeginDirectWrite(direct)
+	assert.False(t, ok, "after shutdown is requested")
+	d.Drop()
+	waitDone(t, s)
+}

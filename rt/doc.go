@@ -5,8 +5,9 @@
 // A [Session] owns its [Service]s, at most one [ControllerAccess] (the
 // transport; it reaches the Session only through its [SessionHandle]), a
 // keepalive group gating shutdown, the tables of wrapper functions
-// ([Session.RegisterWrapper]) and instances the controller calls by
-// address, and a [Dispatcher] ([GoRunner], [InlineRunner],
+// ([Session.RegisterWrapper]; [Session.RegisterDirectWriter] for buffer
+// writes a transport copies to memory itself, [SessionHandle.BeginDirectWrite])
+// and instances the controller calls by address, and a [Dispatcher] ([GoRunner], [InlineRunner],
 // [QueueingRunner]). Typed SPS handlers and callers ([Handle2],
 // [HandleExpected1], [Call2], ...) build [WrapperFunc] values; results
 // are [WrapperResult] values (bytes, empty, or out-of-band error). [BootstrapInfo]

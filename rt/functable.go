@@ -18,7 +18,8 @@ type UnknownTargetFunc func(s *Session, target sps.Addr, args []byte, ret Return
 // addresses become executor addresses (RATIONALE.md, "rt").
 type wrapperEntry struct {
 	fn     WrapperFunc
-	borrow bool // registered with BorrowArgs
+	direct DirectWriteFunc // RegisterDirectWriter's second form, or nil
+	borrow bool            // registered with BorrowArgs
 }
 
 // unknownEntry is the installed unknown-target handler.
@@ -63,6 +64,34 @@ func (s *Session) RegisterWrapper(fn WrapperFunc, opts ...WrapperOption) sps.Add
 		panic("rt: RegisterWrapper with a nil function")
 	}
 	e := &wrapperEntry{fn: fn, borrow: borrows(opts)}
+	a := addrOf(e)
+	s.funcs.Store(a, e)
+	return a
+}
+
+// DirectWriteFunc answers a call of a function registered with
+// [Session.RegisterDirectWriter] whose argument, a single buffer write,
+// the ControllerAccess has already copied to its address while reading it
+// ([SessionHandle.BeginDirectWrite]). fault is nil when every byte was
+// written.
+type DirectWriteFunc func(s *Session, fault *WriteFault, ret ReturnFunc)
+
+// WriteFault says where a direct write stopped: the first address it
+// could not write (to the page: a copy writes in blocks).
+type WriteFault struct{ Addr sps.Addr }
+
+// RegisterDirectWriter is [Session.RegisterWrapper] for a buffer-writing
+// function: fn's argument is an SPS sequence of (address, bytes) writes
+// and its only effect is copying each to its address, in order, as
+// mem_write_buffers. A ControllerAccess may then copy a call's single
+// write straight from the connection to its address, sparing the copy
+// through an argument buffer, and have direct answer it instead of fn.
+// It always borrows its arguments.
+func (s *Session) RegisterDirectWriter(fn WrapperFunc, direct DirectWriteFunc) sps.Addr {
+	if fn == nil || direct == nil {
+		panic("rt: RegisterDirectWriter with a nil function")
+	}
+	e := &wrapperEntry{fn: fn, direct: direct, borrow: true}
 	a := addrOf(e)
 	s.funcs.Store(a, e)
 	return a

@@ -682,6 +682,12 @@ func (c *workerConn) SetReadSpin(d time.Duration) {
 	}
 }
 
+// KernelReads passes the connection's on: Read only adds bookkeeping.
+func (c *workerConn) KernelReads() bool {
+	kr, ok := c.Conn.(simpleremote.KernelReader)
+	return ok && kr.KernelReads()
+}
+
 func (c *workerConn) Read(p []byte) (int, error) {
 	if c.setupOut != nil {
 		c.setupOut()

@@ -128,6 +128,9 @@ func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 		return errors.New("simpleremote: Connect on a CA that is already connected or closed")
 	}
 	ca.h = h
+	if kr, ok := ca.conn.(KernelReader); ok && kr.KernelReads() {
+		ca.rd.direct = h.BeginDirectWrite
+	}
 	ca.state.Store(stateConnected)
 	// Hold the writer until Setup is out; a racing CallController waits.
 	ca.wr.mu.Lock()
@@ -149,7 +152,7 @@ func (ca *CA) readLoop() {
 	var n uint64 // counted here, published once: nothing on the per-message path
 loop:
 	for {
-		hdr, payload, rerr := ca.rd.ReadMsg()
+		hdr, payload, direct, rerr := ca.rd.next()
 		if ca.state.Load() != stateConnected {
 			break // torn down locally (Disconnect or a failed write)
 		}
@@ -160,6 +163,9 @@ loop:
 			break
 		}
 		n++
+		if direct {
+			continue // copied to its address and answered (readDirect)
+		}
 		switch hdr.Op {
 		case OpCallWrapper:
 			ca.h.HandleWrapperCallReleasing(hdr.Tag, payload, hdr.SeqNo, ca.rel)

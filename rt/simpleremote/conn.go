@@ -71,6 +71,10 @@ func (c *FileConn) Read(p []byte) (int, error) {
 // Options.ReadSpin does; zero or negative never polls (the default).
 func (c *FileConn) SetReadSpin(d time.Duration) { c.spin.set(d) }
 
+// KernelReads reports that Read is read(2) on the input (see
+// [KernelReader]).
+func (c *FileConn) KernelReads() bool { return true }
+
 // Write writes to the output.
 func (c *FileConn) Write(p []byte) (int, error) { return c.out.Write(p) }
 
@@ -133,6 +137,8 @@ func (c *sockConn) read(p []byte) (int, error) {
 func (c *sockConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
 
 func (c *sockConn) SetReadSpin(d time.Duration) { c.spin.set(d) }
+
+func (c *sockConn) KernelReads() bool { return true }
 
 func (c *sockConn) Close() error {
 	c.once.Do(func() {

@@ -24,10 +24,11 @@
 // call: each CallWrapper goes to the Session's dispatcher, which must not
 // be bounded (use rt.GoRunner; docs/protocol.md §7.3), and each Result to
 // the pending executor->controller call with its sequence number, in any
-// order. Sends come from any goroutine and are serialized by the Writer,
-// one whole message at a time. Executor->controller calls complete exactly
-// once: by their Result, by the disconnect drain ("disconnected"), or
-// inline when the connection is already ending.
+// order; over a [KernelReader] it copies a large single-buffer write to
+// its address itself (docs/protocol.md §5.3), then dispatches the answer.
+// Sends from any goroutine are serialized by the Writer. Calls to the
+// controller complete exactly once: by their Result, by the disconnect
+// drain ("disconnected"), or inline when the connection is ending.
 //
 // The session ends once: orderly (end of input, a Hangup, or a local
 // Disconnect, which sends Hangup and never blocks) or fatally. The
@@ -39,7 +40,6 @@
 //
 // Terminal errors ([ProtocolError], [NoCallError], [IOError]) print as the
 // stock executor's; every other error is prefixed "simpleremote: ".
-//
 // Controller-call results handed to the Session are fresh slices. Wrapper
 // arguments are lent with rt.SessionHandle.HandleWrapperCallReleasing:
 // once a borrowing target is done the Reader reuses the buffer for a later

@@ -37,6 +37,7 @@ type Reader struct {
 	max    uint64
 	err    error        // sticky
 	pool   *payloadPool // the CA's recycled payload buffers, or nil
+	direct directSink   // the CA's direct writes (readDirect), or nil
 }
 
 // NewReader returns a Reader over r. maxMsgSize bounds MsgSize (0 means
@@ -62,39 +63,51 @@ func (r *Reader) MaxMessageSize() uint64 { return r.max }
 // caller's: fresh, or recycled from a CA's pool. After an error every
 // later call returns the same error.
 func (r *Reader) ReadMsg() (Header, []byte, error) {
-	if r.err != nil {
-		return Header{}, nil, r.err
-	}
-	h, p, err := r.readMsg()
-	if err != nil {
-		r.err = err
-	}
+	h, p, _, err := r.next()
 	return h, p, err
 }
 
-func (r *Reader) readMsg() (Header, []byte, error) {
+// next is ReadMsg; direct reports a message readDirect took (its payload
+// is nil), which only a Reader with a directSink does.
+func (r *Reader) next() (h Header, p []byte, direct bool, err error) {
+	if r.err != nil {
+		return Header{}, nil, false, r.err
+	}
+	h, p, direct, err = r.readMsg()
+	if err != nil {
+		r.err = err
+	}
+	return h, p, direct, err
+}
+
+func (r *Reader) readMsg() (Header, []byte, bool, error) {
 	if r.buf == nil {
 		r.buf = make([]byte, r.size)
 	}
 	if err := r.fill(HeaderSize, true); err != nil {
-		return Header{}, nil, err
+		return Header{}, nil, false, err
 	}
 	h := ParseHeader(r.buf[r.lo:])
 	r.lo += HeaderSize
 	if h.Size < HeaderSize {
-		return h, nil, ErrMessageTooSmall
+		return h, nil, false, ErrMessageTooSmall
 	}
 	if h.Size > r.max {
-		return h, nil, &MessageTooLargeError{Size: h.Size, Limit: r.max}
+		return h, nil, false, &MessageTooLargeError{Size: h.Size, Limit: r.max}
+	}
+	if r.direct != nil && h.Op == OpCallWrapper && h.Size-HeaderSize >= directMin {
+		if taken, err := r.readDirect(h); taken || err != nil {
+			return h, nil, taken, err
+		}
 	}
 	p, err := r.readPayload(int(h.Size - HeaderSize))
 	if err != nil {
-		return h, nil, err
+		return h, nil, false, err
 	}
 	if !h.Op.Valid() {
-		return h, nil, ErrUnexpectedOpcode
+		return h, nil, false, ErrUnexpectedOpcode
 	}
-	return h, p, nil
+	return h, p, false, nil
 }
 
 // fill makes at least n bytes (n <= len(buf)) available in buf[lo:hi].

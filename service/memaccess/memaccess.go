@@ -67,7 +67,13 @@ func Install(s *rt.Session, syms *rt.SymbolTable) error {
 		if !s.Dialect().MemReads && !legacyWrites[name] {
 			continue
 		}
-		list = append(list, rt.Symbol{Name: name, Addr: s.RegisterWrapper(fn, rt.BorrowArgs)})
+		var a sps.Addr
+		if name == WriteBuffersName {
+			a = s.RegisterDirectWriter(fn, writeBuffersDirect)
+		} else {
+			a = s.RegisterWrapper(fn, rt.BorrowArgs)
+		}
+		list = append(list, rt.Symbol{Name: name, Addr: a})
 	}
 	if err := syms.AddUnique(list...); err != nil {
 		return fmt.Errorf("memaccess: install: %w", err)
@@ -125,14 +131,37 @@ func guarded(name string, f func([]byte) result, args []byte) (r result) {
 // it is not one (a bug must not be disguised as a bad address).
 func faultMessage(name string, v any) string {
 	if fe, ok := v.(faultError); ok {
-		return fmt.Sprintf("memaccess: %s: memory fault at address %#x", name, fe.Addr())
+		return faultAt(name, fe.Addr())
 	}
 	// Addresses below the first page fault as nil dereferences, which
 	// carry no address.
 	if re, ok := v.(runtime.Error); ok && strings.Contains(re.Error(), "nil pointer dereference") {
-		return fmt.Sprintf("memaccess: %s: memory fault at an address in the zero page", name)
+		return faultAt(name, 0)
 	}
 	panic(v)
+}
+
+// faultAt is the out-of-band message of a fault at addr.
+func faultAt(name string, addr uintptr) string {
+	if addr < zeroPage {
+		return fmt.Sprintf("memaccess: %s: memory fault at an address in the zero page", name)
+	}
+	return fmt.Sprintf("memaccess: %s: memory fault at address %#x", name, addr)
+}
+
+// zeroPage bounds the addresses the Go runtime reports as nil
+// dereferences.
+const zeroPage = 0x1000
+
+// writeBuffersDirect answers a write_buffers call whose one buffer the
+// transport copied itself (rt.Session.RegisterDirectWriter), as
+// writeBuffers answers.
+func writeBuffersDirect(_ *rt.Session, fault *rt.WriteFault, ret rt.ReturnFunc) {
+	if fault != nil {
+		ret(rt.OutOfBandResult(faultAt("write_buffers", uintptr(fault.Addr))))
+		return
+	}
+	ret(rt.ResultBytes(nil))
 }
 
 // ptr turns an executor address into a pointer. The memory is never
