@@ -311,6 +311,25 @@ Error setup(SimpleRemoteEPC &EPC, std::vector<Bench> &Out,
       return joinErrors(std::move(Err), std::move(Res));
     return Res;
   });
+  // Once, untimed: what a 1 MiB write puts in memory is what it sent
+  // (the executor may copy it straight from the connection to its
+  // address; docs/protocol.md §5.3), read back with readBuffers.
+  {
+    std::vector<char> Pat(MiB);
+    for (size_t I = 0; I < MiB; ++I)
+      Pat[I] = char(I * 7 + (I >> 12));
+    if (auto Err = EPC.getMemoryAccess().writeBuffers(
+            tpctypes::BufferWrite(*Base, ArrayRef<char>(Pat.data(), MiB))))
+      return Err;
+    auto Back = EPC.getMemoryAccess().readBuffers(
+        {ExecutorAddrRange(*Base, ExecutorAddrDiff(MiB))});
+    if (!Back)
+      return Back.takeError();
+    if (Back->size() != 1 || (*Back)[0].size() != MiB ||
+        memcmp((*Back)[0].data(), Pat.data(), MiB) != 0)
+      return fail("write1MiB: the memory read back differs from what was "
+                  "written");
+  }
   auto Buf = std::make_shared<std::vector<char>>(MiB, 'x');
   auto Write = [&EPC, Addr = *Base, Buf](size_t Size) {
     return [&EPC, Addr, Buf, Size](uint64_t N) -> Error {

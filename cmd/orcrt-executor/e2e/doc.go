@@ -12,8 +12,9 @@
 // compared too. Before LLVM 22 a run showing the controller's teardown
 // race where the other executor's does not is run again (runCase). The
 // suite also runs `lli --remote-mcjit` of every release against
-// lli-child-target (held to the same rule), and clang-repl 22 over pipes
-// and shared memory. Each release logs a line "LLVM N <client>: stock
+// lli-child-target (held to the same rule), clang-repl 22 over pipes
+// and shared memory, and LLVM 22's own controller writing 1 MiB and
+// reading it back (bench/cppdriver, over pipes and TCP). Each release logs a line "LLVM N <client>: stock
 // passed X/Y, orcrt passed Z/Y".
 //
 // Without Debian's packages it skips, unless ORCRT_REQUIRE_LLVM=1 (`make
