@@ -85,8 +85,8 @@ type WriteFault struct{ Addr sps.Addr }
 // and its only effect is copying each to its address, in order, as
 // mem_write_buffers. A ControllerAccess may then copy a call's single
 // write straight from the connection to its address, sparing the copy
-// through an argument buffer, and have direct answer it instead of fn.
-// It always borrows its arguments.
+// through an argument buffer, and answer the call with direct instead
+// of fn. fn always borrows its arguments.
 func (s *Session) RegisterDirectWriter(fn WrapperFunc, direct DirectWriteFunc) sps.Addr {
 	if fn == nil || direct == nil {
 		panic("rt: RegisterDirectWriter with a nil function")
