@@ -3,12 +3,11 @@ package simpleremote
 import (
 	"encoding/binary"
 	"errors"
-	"runtime"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/internal/memfault"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -68,7 +67,7 @@ func (r *Reader) readDirect(h Header) (taken bool, err error) {
 		done, read, faulted = w, k, w < k
 	}
 	for !faulted && read < size {
-		dst := unsafe.Slice((*byte)(addrPtr(uintptr(addr+read))), int(size-read))
+		dst := unsafe.Slice((*byte)(memfault.Ptr(uintptr(addr+read))), int(size-read))
 		m, rerr := r.r.Read(dst)
 		if uint(m) > uint(len(dst)) { // negative or past the room
 			d.Drop()
@@ -140,26 +139,19 @@ func copyToAddr(addr uintptr, src []byte) (written int) {
 			written = faultOffset(v, addr, len(src))
 		}
 	}()
-	copy(unsafe.Slice((*byte)(addrPtr(addr)), len(src)), src)
+	copy(unsafe.Slice((*byte)(memfault.Ptr(addr)), len(src)), src)
 	return len(src)
 }
 
 // faultOffset is how far into an n-byte copy to addr the fault v (a
 // recovered panic) struck; v is re-panicked unless it is a memory fault.
-// A fault in the zero page is reported as a nil dereference, without an
-// address: it struck at the start.
 func faultOffset(v any, addr uintptr, n int) int {
-	if fe, ok := v.(interface{ Addr() uintptr }); ok {
-		return max(0, min(n, int(fe.Addr()-addr)))
+	at, ok := memfault.Addr(v)
+	if !ok {
+		panic(v)
 	}
-	if re, ok := v.(runtime.Error); ok && strings.Contains(re.Error(), "nil pointer dereference") {
+	if at < addr { // the zero page, which reports no address
 		return 0
 	}
-	panic(v)
-}
-
-// addrPtr turns an executor address into a pointer through memory, so
-// that vet's unsafeptr check and checkptr see no uintptr arithmetic.
-func addrPtr(a uintptr) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	return int(min(uintptr(n), at-addr))
 }

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"runtime/debug"
-	"strings"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/internal/memfault"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -109,13 +108,6 @@ func wrap(name string, f func(args []byte) result) rt.WrapperFunc {
 	}
 }
 
-// faultError is what the runtime panics with for a memory fault under
-// SetPanicOnFault (and for nil dereferences).
-type faultError interface {
-	error
-	Addr() uintptr
-}
-
 func guarded(name string, f func([]byte) result, args []byte) (r result) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
@@ -130,13 +122,8 @@ func guarded(name string, f func([]byte) result, args []byte) (r result) {
 // faultMessage describes a recovered memory fault, or re-panics with v if
 // it is not one (a bug must not be disguised as a bad address).
 func faultMessage(name string, v any) string {
-	if fe, ok := v.(faultError); ok {
-		return faultAt(name, fe.Addr())
-	}
-	// Addresses below the first page fault as nil dereferences, which
-	// carry no address.
-	if re, ok := v.(runtime.Error); ok && strings.Contains(re.Error(), "nil pointer dereference") {
-		return faultAt(name, 0)
+	if at, ok := memfault.Addr(v); ok {
+		return faultAt(name, at)
 	}
 	panic(v)
 }
@@ -163,11 +150,6 @@ func writeBuffersDirect(_ *rt.Session, fault *rt.WriteFault, ret rt.ReturnFunc) 
 	}
 	ret(rt.ResultBytes(nil))
 }
-
-// ptr turns an executor address into a pointer. The memory is never
-// Go-managed in legitimate use; the conversion goes through memory so
-// that vet's unsafeptr check and checkptr do not see uintptr arithmetic.
-func ptr(a uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&a)) }
 
 type uintN interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
@@ -212,7 +194,7 @@ func writeUInts[T uintN](args []byte) result {
 	b := d.Rest()[: n*(8+w) : n*(8+w)]
 	for len(b) > 0 {
 		a := uintptr(binary.LittleEndian.Uint64(b))
-		*(*T)(ptr(a)) = le[T](b[8:])
+		*(*T)(memfault.Ptr(a)) = le[T](b[8:])
 		b = b[8+w:]
 	}
 	return result{}
@@ -231,7 +213,7 @@ func readUInts[T uintN](args []byte) result {
 	out = sps.AppendCount(out, n)
 	for len(in) > 0 {
 		a := uintptr(binary.LittleEndian.Uint64(in))
-		out = appendLE(out, *(*T)(ptr(a)))
+		out = appendLE(out, *(*T)(memfault.Ptr(a)))
 		in = in[8:]
 	}
 	return result{b: out}
@@ -254,7 +236,7 @@ func writeBuffers(args []byte) result {
 		a := uintptr(d.Addr())
 		data := d.Bytes()
 		if len(data) > 0 {
-			copy(unsafe.Slice((*byte)(ptr(a)), len(data)), data)
+			copy(unsafe.Slice((*byte)(memfault.Ptr(a)), len(data)), data)
 		}
 	}
 	return result{}
@@ -292,7 +274,7 @@ func readBuffers(args []byte) result {
 		out = sps.AppendCount(out, int(size))
 		for size > 0 {
 			c := min(size, readChunk)
-			out = append(out, unsafe.Slice((*byte)(ptr(s)), c)...)
+			out = append(out, unsafe.Slice((*byte)(memfault.Ptr(s)), c)...)
 			s += c
 			size -= c
 		}
@@ -322,7 +304,7 @@ func readStrings(args []byte) result {
 		// page.
 		for {
 			c := pageSize - a%pageSize
-			view := unsafe.Slice((*byte)(ptr(a)), c)
+			view := unsafe.Slice((*byte)(memfault.Ptr(a)), c)
 			if i := bytes.IndexByte(view, 0); i >= 0 {
 				out = append(out, view[:i]...)
 				break
@@ -357,12 +339,12 @@ func Readable(addr uintptr, size uint64) (err error) {
 	last := addr + uintptr(size) - 1
 	var sink byte
 	for p := addr; ; p = (p | (page - 1)) + 1 {
-		sink |= *(*byte)(ptr(p))
+		sink |= *(*byte)(memfault.Ptr(p))
 		if p|(page-1) >= last {
 			break
 		}
 	}
-	sink |= *(*byte)(ptr(last))
+	sink |= *(*byte)(memfault.Ptr(last))
 	_ = sink
 	return nil
 }
@@ -377,5 +359,5 @@ func View(addr uintptr, size uint64) ([]byte, error) {
 	if err := Readable(addr, size); err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*byte)(ptr(addr)), size), nil
+	return unsafe.Slice((*byte)(memfault.Ptr(addr)), size), nil
 }
