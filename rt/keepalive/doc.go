@@ -6,7 +6,9 @@
 // A [Group] counts spans of execution ("tokens"). [Group.Acquire] takes a
 // token unless the group is closed; [Token.Release] gives it back. From
 // the moment [Group.Close] returns, every Acquire fails, also one made by
-// a goroutine that already holds a token. When the group is closed and the
+// a goroutine that already holds a token; and a denial is final, even
+// while Close is still running: a goroutine once denied is never admitted
+// again. When the group is closed and the
 // last token is released, the callbacks registered with
 // [Group.AddOnComplete] run exactly once, in registration order, on the
 // goroutine that released the last token (or inside Close if none was

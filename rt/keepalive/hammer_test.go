@@ -163,3 +163,58 @@ func TestHammerClosedMeansSealed(t *testing.T) {
 		t.Fatalf("%d of 2000 acquires succeeded after Closed reported true", late)
 	}
 }
+
+// acquireAtDepth calls Acquire from depth frames below the caller, so the
+// stack-address hint picks another stripe for each depth.
+//
+//go:noinline
+func acquireAtDepth(g *Group, depth int) (Token, bool) {
+	var pad [256]byte
+	if depth > 0 {
+		tok, ok := acquireAtDepth(g, depth-1)
+		pad[depth%len(pad)] = byte(depth)
+		return tok, ok && pad[0] == 0
+	}
+	return g.Acquire()
+}
+
+// TestHammerDenialIsFinal: goroutines acquire from varying stack depths
+// (so from varying stripes) while Close seals the stripes one by one; a
+// goroutine once denied must never be admitted again.
+func TestHammerDenialIsFinal(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	late := 0
+	for range 500 {
+		g := New()
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for range 4 {
+			wg.Go(func() {
+				<-start
+				denied := false
+				for i := 0; i < 4000; i++ {
+					tok, ok := acquireAtDepth(g, i%32)
+					if !ok {
+						denied = true
+						continue
+					}
+					tok.Release()
+					if denied {
+						mu.Lock()
+						late++
+						mu.Unlock()
+						return
+					}
+				}
+			})
+		}
+		close(start)
+		runtime.Gosched()
+		g.Close()
+		wg.Wait()
+	}
+	if late != 0 {
+		t.Fatalf("%d goroutines were admitted after a denial", late)
+	}
+}

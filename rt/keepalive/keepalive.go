@@ -39,7 +39,10 @@ type Group struct {
 	_ noCopy
 
 	stripes []stripe
-	mask    uint32
+	// mask is len(stripes)-1, and 0 once Close starts sealing. It is read
+	// with sync/atomic's functions: atomic.Uint32's method would cost
+	// Acquire its inlining.
+	mask uint32
 
 	closed  atomic.Bool   // elects the one Close that runs the protocol
 	sealed  chan struct{} // closed once every stripe carries the closed bit
@@ -75,30 +78,30 @@ func stripeCountFor(ncpu int) int {
 }
 
 // StripeHint returns the goroutine-affine hash Acquire uses to pick a
-// stripe (a Fibonacci hash of a stack address), exported for comparison
+// stripe (a Fibonacci hash of a stack address, shifted so that the mask
+// takes the product's well-mixed bits), exported for comparison
 // benchmarks.
 func StripeHint() uint32 {
 	var b byte
 	// Only hashed, never dereferenced: b does not escape.
-	p := uint64(uintptr(unsafe.Pointer(&b)))
-	return uint32((p >> 10) * 0x9E3779B97F4A7C15 >> 40)
+	return uint32(uintptr(unsafe.Pointer(&b))>>10*0x9E3779B9) >> 16
 }
 
 // Acquire takes a token, or returns false and a zero Token if the group
 // is closed. It does not allocate. g must not be nil. (Kept within the
 // inlining budget.)
 func (g *Group) Acquire() (Token, bool) {
-	i := StripeHint()
-	for {
-		s := &g.stripes[i&g.mask]
+	for i := StripeHint(); ; i++ {
+		// The mask is 0 once Close starts sealing, so a denial is final:
+		// every later Acquire finds stripe 0, sealed first.
+		s := &g.stripes[i&atomic.LoadUint32(&g.mask)]
 		old := s.v.Load()
 		if old&closedBit != 0 {
 			return Token{}, false
 		}
 		if s.v.CompareAndSwap(old, old+1) {
-			return Token{g: g, s: s}, true
+			return Token{g, s}, true
 		}
-		i++
 	}
 }
 
@@ -108,13 +111,15 @@ func (g *Group) Source() TokenSource { return TokenSource{g: g} }
 // Close closes the group, idempotently. With no token outstanding it runs
 // the completion callbacks itself. When any Close returns, every later
 // Acquire fails (a concurrent second Close waits for the first to seal
-// the stripes; it never waits for tokens).
+// the stripes; it never waits for tokens); while it seals, a goroutine
+// once denied is denied again.
 func (g *Group) Close() {
 	if g.closed.Swap(true) {
 		<-g.sealed
 		return
 	}
-	for i := range g.stripes {
+	atomic.StoreUint32(&g.mask, 0)
+	for i := range g.stripes { // stripe 0 first
 		// Close's own share keeps pending above zero here.
 		if g.stripes[i].v.Or(closedBit)&countMask == 0 {
 			g.decPending()

@@ -519,3 +519,33 @@ func TestAcquireReleaseAllocs(t *testing.T) {
 		t.Fatalf("TokenSource/Clone allocates %v times, want 0", allocs)
 	}
 }
+
+// TestDenialIsFinal stops Close halfway through sealing, as a preemption
+// there would: a goroutine denied on a sealed stripe must be denied again
+// from every stack depth, though most stripes are still open.
+func TestDenialIsFinal(t *testing.T) {
+	g := New()
+	half := len(g.stripes) / 2
+	mask := g.mask
+	// Close's first steps, by hand: the mask, then half the stripes.
+	g.mask = 0
+	for i := range half {
+		g.stripes[i].v.Or(closedBit)
+	}
+	for depth := range 64 {
+		tok, ok := acquireAtDepth(g, depth)
+		assert.False(t, ok, "depth %d admitted after a denial", depth)
+		assert.False(t, tok.Valid())
+	}
+	for i := half; i < len(g.stripes); i++ {
+		assert.Zero(t, g.stripes[i].v.Load(), "stripe %d touched", i)
+	}
+	// Undo, and let the real Close run the protocol from the start.
+	for i := range half {
+		g.stripes[i].v.And(countMask)
+	}
+	g.mask = mask
+	n := completion(g)
+	g.Close()
+	assert.EqualValues(t, 1, n.Load())
+}
