@@ -506,7 +506,7 @@ var (
 	// the executor's end of the session races their own teardown: with
 	// the stock executor alone they come and go from run to run.
 	teardownNoise = regexp.MustCompile(`(?m)^.*(llvm-jitlink error: FD-transport disconnected|` +
-		`Resource tracker 0x[0-9a-fA-F.]+ became defunct|: disconnecting)\n`)
+		`Resource tracker 0x[0-9a-fA-F.]+ became defunct|JITDylib \S+ is defunct|: disconnecting)\n`)
 )
 
 // normalizeController makes what the controller prints comparable
