@@ -8,11 +8,11 @@
 // the moment [Group.Close] returns, every Acquire fails, also one made by
 // a goroutine that already holds a token; and a denial is final, even
 // while Close is still running: a goroutine once denied is never admitted
-// again. When the group is closed and the
-// last token is released, the callbacks registered with
-// [Group.AddOnComplete] run exactly once, in registration order, on the
-// goroutine that released the last token (or inside Close if none was
-// outstanding), outside any lock, so they may re-enter the group.
+// again. When the group is closed and the last token is released, the
+// callbacks registered with [Group.AddOnComplete] run exactly once, in
+// registration order, on the goroutine that released the last token (or
+// inside Close if none was outstanding), outside any lock, so they may
+// re-enter the group.
 //
 // A [Token] guards one span of execution on one goroutine (for example the
 // synchronous part of a call); holding one in a long-lived structure
