@@ -2,6 +2,7 @@ package memfault
 
 import (
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"unsafe"
 )
@@ -21,5 +22,22 @@ func Addr(v any) (addr uintptr, ok bool) {
 	if re, ok := v.(runtime.Error); ok && strings.Contains(re.Error(), "nil pointer dereference") {
 		return 0, true
 	}
+	return 0, false
+}
+
+// Run calls f with debug.SetPanicOnFault on and reports whether a memory
+// fault ended it, and the address it struck (see Addr). Any other panic
+// is passed on: a bug must not pass for a bad address.
+func Run(f func()) (addr uintptr, faulted bool) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if v := recover(); v != nil {
+			if addr, faulted = Addr(v); !faulted {
+				panic(v)
+			}
+		}
+	}()
+	f()
 	return 0, false
 }

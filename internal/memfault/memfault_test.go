@@ -43,3 +43,27 @@ func TestAddr(t *testing.T) {
 	_, ok = memfault.Addr(errors.New("not a fault"))
 	assert.False(t, ok)
 }
+
+// TestRun: a fault ends f and gives its address; f's normal return is no
+// fault; any other panic passes through.
+func TestRun(t *testing.T) {
+	m, err := unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	target := uintptr(unsafe.Pointer(&m[0])) + 8
+	after := false
+	at, faulted := memfault.Run(func() {
+		*(*byte)(memfault.Ptr(target)) = 1
+		after = true
+	})
+	assert.True(t, faulted)
+	assert.Equal(t, target, at)
+	assert.False(t, after, "f went on after the fault")
+	var read byte
+	_, faulted = memfault.Run(func() { read = m[8] })
+	assert.False(t, faulted, "a read of a readable page")
+	assert.Zero(t, read)
+	assert.PanicsWithValue(t, "bug", func() { memfault.Run(func() { panic("bug") }) })
+}

@@ -3,7 +3,6 @@ package simpleremote
 import (
 	"encoding/binary"
 	"errors"
-	"runtime/debug"
 	"syscall"
 	"unsafe"
 
@@ -131,27 +130,15 @@ func (r *Reader) copyRest(addr uintptr, done, read, size uint64, faulted bool) (
 // copyToAddr copies src to the executor address addr and returns how
 // many bytes it wrote: fewer than len(src) when it faulted (the fault's
 // page, not the byte, is exact: memmove writes in blocks).
-func copyToAddr(addr uintptr, src []byte) (written int) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if v := recover(); v != nil {
-			written = faultOffset(v, addr, len(src))
-		}
-	}()
-	copy(unsafe.Slice((*byte)(memfault.Ptr(addr)), len(src)), src)
-	return len(src)
-}
-
-// faultOffset is how far into an n-byte copy to addr the fault v (a
-// recovered panic) struck; v is re-panicked unless it is a memory fault.
-func faultOffset(v any, addr uintptr, n int) int {
-	at, ok := memfault.Addr(v)
-	if !ok {
-		panic(v)
-	}
-	if at < addr { // the zero page, which reports no address
+func copyToAddr(addr uintptr, src []byte) int {
+	at, faulted := memfault.Run(func() {
+		copy(unsafe.Slice((*byte)(memfault.Ptr(addr)), len(src)), src)
+	})
+	switch {
+	case !faulted:
+		return len(src)
+	case at < addr: // the zero page, which reports no address
 		return 0
 	}
-	return int(min(uintptr(n), at-addr))
+	return int(min(uintptr(len(src)), at-addr))
 }

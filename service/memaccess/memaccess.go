@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime/debug"
 	"unsafe"
 
 	"github.com/orcgo/orcrt/internal/memfault"
@@ -109,23 +108,10 @@ func wrap(name string, f func(args []byte) result) rt.WrapperFunc {
 }
 
 func guarded(name string, f func([]byte) result, args []byte) (r result) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if v := recover(); v != nil {
-			r = result{oob: faultMessage(name, v)}
-		}
-	}()
-	return f(args)
-}
-
-// faultMessage describes a recovered memory fault, or re-panics with v if
-// it is not one (a bug must not be disguised as a bad address).
-func faultMessage(name string, v any) string {
-	if at, ok := memfault.Addr(v); ok {
-		return faultAt(name, at)
+	if at, faulted := memfault.Run(func() { r = f(args) }); faulted {
+		return result{oob: faultAt(name, at)}
 	}
-	panic(v)
+	return r
 }
 
 // faultAt is the out-of-band message of a fault at addr.
@@ -321,31 +307,29 @@ func readStrings(args []byte) result {
 // whether size bytes at addr can be read: it loads one byte of every page
 // under SetPanicOnFault. Other services use it before handing a range the
 // controller named to a system call or a copy.
-func Readable(addr uintptr, size uint64) (err error) {
+func Readable(addr uintptr, size uint64) error {
 	if size == 0 {
 		return nil
 	}
 	if addr+uintptr(size)-1 < addr {
 		return fmt.Errorf("memaccess: range %#x+%#x wraps around the address space", addr, size)
 	}
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if v := recover(); v != nil {
-			err = errors.New(faultMessage("read probe", v))
-		}
-	}()
 	page := uintptr(os.Getpagesize())
 	last := addr + uintptr(size) - 1
 	var sink byte
-	for p := addr; ; p = (p | (page - 1)) + 1 {
-		sink |= *(*byte)(memfault.Ptr(p))
-		if p|(page-1) >= last {
-			break
+	at, faulted := memfault.Run(func() {
+		for p := addr; ; p = (p | (page - 1)) + 1 {
+			sink |= *(*byte)(memfault.Ptr(p))
+			if p|(page-1) >= last {
+				break
+			}
 		}
-	}
-	sink |= *(*byte)(memfault.Ptr(last))
+		sink |= *(*byte)(memfault.Ptr(last))
+	})
 	_ = sink
+	if faulted {
+		return errors.New(faultAt("read probe", at))
+	}
 	return nil
 }
 
