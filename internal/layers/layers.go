@@ -12,10 +12,12 @@ var Rank = map[string]int{
 	"service":  5, // bootstrap services other than memory
 	"alloc":    6, // memory manager, allocation actions, shared memory
 	"executor": 7, // the composition root Go hosts use
-	"cmd":      8,
-	"examples": 8,
-	"fuzz":     8,
-	"bench":    8,
+	"jit":      8, // a Go host drives LLVM's ORC in a sidecar controller
+	"serve":    8, // many controllers served by one process
+	"cmd":      9,
+	"examples": 9,
+	"fuzz":     9,
+	"bench":    9,
 }
 
 // InnerRank ranks the packages inside a top folder, bottom (0) to top,
