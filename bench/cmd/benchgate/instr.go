@@ -24,7 +24,72 @@ import (
 // probe, set-up). One P, no GC and no asynchronous preemption keep the
 // scheduler's and the collector's own work out of it (RATIONALE.md,
 // "The regression gate", gives the measured spread).
-var instrEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+var instrEnv = []string{"GOMAXPROCS=1", "GOGC=off"}
+
+// instrGODEBUG is merged into the counted program's GODEBUG. With
+// cpu.rdtscp=off the runtime's cputicks reads the clock with a fenced
+// RDTSC: valgrind advertises RDTSCP in its CPUID whatever the host, and
+// on a host it cannot execute RDTSCP on, the program dies of SIGILL in
+// cputicks (issue 41).
+var instrGODEBUG = []string{"asyncpreemptoff=1", "cpu.rdtscp=off"}
+
+// instrEnviron returns the environment of a counted program: the
+// inherited one, then instrEnv, then the entry's own NAME=VALUE tokens,
+// a later value of a name replacing an earlier one. GODEBUG is merged
+// setting by setting instead (inherited, instrGODEBUG, the entry's),
+// so that no layer drops another's settings.
+func instrEnviron(inherited, entry []string) []string {
+	var debug []string
+	env := make([]string, 0, len(inherited)+len(instrEnv)+len(entry)+1)
+	add := func(vars []string) {
+		for _, kv := range vars {
+			if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+				debug = append(debug, strings.Split(v, ",")...)
+				continue
+			}
+			env = append(env, kv) // exec.Cmd keeps the last value of a name
+		}
+	}
+	add(inherited)
+	debug = append(debug, instrGODEBUG...)
+	add(instrEnv)
+	add(entry)
+	return append(env, "GODEBUG="+mergeGODEBUG(debug))
+}
+
+// mergeGODEBUG joins key=value settings, the last value of a key
+// winning, in the order keys first appear.
+func mergeGODEBUG(settings []string) string {
+	var keys []string
+	val := map[string]string{}
+	for _, s := range settings {
+		if s == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(s, "=")
+		if _, ok := val[k]; !ok {
+			keys = append(keys, k)
+		}
+		val[k] = s
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = val[k]
+	}
+	return strings.Join(out, ",")
+}
+
+// cachegrindCmd returns the one way the gate runs a program under
+// valgrind: bin with args in dir, its environment instrEnviron(the
+// process's, env), cachegrind's summary on stderr and its per-line
+// counts in outFile (/dev/null when only the summary is wanted).
+func cachegrindCmd(dir, outFile string, env []string, bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command("valgrind", append([]string{"--tool=cachegrind", "--cache-sim=no",
+		"--smc-check=all-non-file", "--cachegrind-out-file=" + outFile, bin}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = instrEnviron(os.Environ(), env)
+	return cmd
+}
 
 // instrRuns is how often each of the two lengths runs; the median is
 // kept. Run to run, a count varies by up to 2.5% (the pipe round trip:
@@ -80,10 +145,7 @@ func measureExec(bin, root string, e gateEntry) (string, float64, error) {
 	env, args := execEnv(e.args)
 	var runs []float64
 	for range execRuns {
-		cmd := exec.Command("valgrind", append([]string{"--tool=cachegrind", "--cache-sim=no",
-			"--cachegrind-out-file=/dev/null", bin}, args...)...)
-		cmd.Dir = root
-		cmd.Env = append(append(os.Environ(), instrEnv...), env...)
+		cmd := cachegrindCmd(root, os.DevNull, env, bin, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr // stdin and stdout: /dev/null
 		if err := cmd.Run(); err != nil {
@@ -115,12 +177,8 @@ func execEnv(args []string) (env, rest []string) {
 // cachegrind runs one benchmark n times under valgrind's cachegrind and
 // returns its name and the process's instruction count.
 func cachegrind(bin, dir, bench string, n int) (string, float64, error) {
-	cmd := exec.Command("valgrind", "--tool=cachegrind", "--cache-sim=no",
-		"--smc-check=all-non-file", "--cachegrind-out-file=/dev/null",
-		bin, "-test.run", "^$", "-test.bench", bench, "-test.count", "1",
-		"-test.benchtime", strconv.Itoa(n)+"x", "-test.cpu", "1")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), instrEnv...)
+	cmd := cachegrindCmd(dir, os.DevNull, nil, bin, "-test.run", "^$", "-test.bench", bench,
+		"-test.count", "1", "-test.benchtime", strconv.Itoa(n)+"x", "-test.cpu", "1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
