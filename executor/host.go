@@ -161,6 +161,22 @@ func (f Func) Batch(fn func()) error {
 	return nil
 }
 
+// Batch runs fn under one keepalive token of the Session, as it did
+// before calls pinned their code: shutdown waits for fn, and fn may call
+// [Func.CallHeld] on code the controller does not release meanwhile (a
+// JIT'd main still running, host code). It returns ErrShutDown, without
+// running fn, once shutdown has begun. fn must not block on the Session's
+// shutdown.
+//
+// Deprecated: use [Func.Batch], which also holds off the controller's
+// release of the function's code (clang-repl's %quit, say).
+func (e *Executor) Batch(fn func()) error {
+	if !e.s.CallWithKeepalive(fn) {
+		return ErrShutDown
+	}
+	return nil
+}
+
 // CallHeld calls the function as int32 f(int32). The caller must be
 // inside f.Batch (or the Batch of a Func in the same allocation); it is
 // then as cheap as a cgo call.

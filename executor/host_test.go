@@ -61,6 +61,36 @@ func TestFuncCallsUntilShutdown(t *testing.T) {
 	assert.True(t, errors.Is(f.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown))
 }
 
+// The deprecated Executor.Batch keeps its promise of 718c928: one Session
+// token, which shutdown waits for, and ErrShutDown after it.
+func TestExecutorBatch(t *testing.T) {
+	ex, f := hostFunc(t)
+	sum := int32(0)
+	require.NoError(t, ex.Batch(func() {
+		for i := range 100 {
+			sum += f.CallHeld(int32(i))
+		}
+	}))
+	assert.Equal(t, int32(-4950), sum)
+	batch := func() { f.CallHeld(3) }
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _ = ex.Batch(batch) }), "Executor.Batch")
+
+	entered, release, closed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = ex.Batch(func() { close(entered); <-release })
+	}()
+	<-entered
+	go func() { ex.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while Executor.Batch ran")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-closed
+	assert.ErrorIs(t, ex.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown)
+}
+
 func TestFuncRefusesData(t *testing.T) {
 	ex, err := executor.New(executor.Options{})
 	require.NoError(t, err)
