@@ -144,10 +144,20 @@ func Register(s *rt.Session, syms *rt.SymbolTable, cfg Config) (*MemoryManager, 
 			rt.Symbol{Name: MemoryManagerFinalizeName, Addr: wrapper(finalizeWrapper)},
 			rt.Symbol{Name: MemoryManagerDeallocateName, Addr: wrapper(releaseWrapper)})
 	default:
+		reserve := symbols[1].Addr
+		initialize, deinitialize, release := wrapper(initializeWrapper), wrapper(deinitializeWrapper), wrapper(releaseWrapper)
 		symbols = append(symbols,
-			rt.Symbol{Name: MemoryManagerInitializeName, Addr: wrapper(initializeWrapper)},
-			rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: wrapper(deinitializeWrapper)},
-			rt.Symbol{Name: MemoryManagerReleaseName, Addr: wrapper(releaseWrapper)})
+			rt.Symbol{Name: MemoryManagerInitializeName, Addr: initialize},
+			rt.Symbol{Name: MemoryManagerDeinitializeName, Addr: deinitialize},
+			rt.Symbol{Name: MemoryManagerReleaseName, Addr: release})
+		if s.Dialect().NativeMemoryMap {
+			symbols = append(symbols,
+				rt.Symbol{Name: NativeMemoryMapInstanceName, Addr: inst},
+				rt.Symbol{Name: NativeMemoryMapReserveName, Addr: reserve},
+				rt.Symbol{Name: NativeMemoryMapInitializeName, Addr: initialize},
+				rt.Symbol{Name: NativeMemoryMapDeinitializeMultipleName, Addr: deinitialize},
+				rt.Symbol{Name: NativeMemoryMapReleaseMultipleName, Addr: release})
+		}
 	}
 	m.inst = inst
 	if err := publish(s, syms, m, inst, "memory manager", symbols...); err != nil {

@@ -15,6 +15,21 @@ const (
 	MemoryManagerDeallocateName = "__llvm_orc_SimpleExecutorMemoryManager_deallocate_wrapper"
 )
 
+// orc-rt's SimpleNativeMemoryMap names (OrcRTBridge's
+// orc_rt_SimpleNativeMemoryMapSPSSymbols, spelled so since llvm-project PR
+// #195614), which LLVM 23's default memory manager looks up, all five
+// (EPCGenericJITLinkMemoryManager::Create, PRs #188391 and #192665). The
+// signatures are those of the names above (OrcRTBridge.h), so they are
+// published as aliases of the same wrappers, as LLVM 23's own
+// SimpleExecutorMemoryManager does.
+const (
+	NativeMemoryMapInstanceName             = "orc_rt_ci_SimpleNativeMemoryMap_Instance"
+	NativeMemoryMapReserveName              = "orc_rt_ci_sps_SimpleNativeMemoryMap_reserve"
+	NativeMemoryMapInitializeName           = "orc_rt_ci_sps_SimpleNativeMemoryMap_initialize"
+	NativeMemoryMapDeinitializeMultipleName = "orc_rt_ci_sps_SimpleNativeMemoryMap_deinitializeMultiple"
+	NativeMemoryMapReleaseMultipleName      = "orc_rt_ci_sps_SimpleNativeMemoryMap_releaseMultiple"
+)
+
 // Bootstrap symbol names of LLVM 22's ExecutorSharedMemoryMapperService
 // (rt::ExecutorSharedMemoryMapperService*Name), used only by
 // llvm-jitlink -use-memmgr=shared.

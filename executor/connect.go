@@ -25,6 +25,9 @@ func NewFor(conn simpleremote.Conn, opts Options) (*Executor, error) {
 		opts.Dialect, why = d, ev
 		if opts.Logger != nil {
 			opts.Logger.Debug("dialect", "speaks", d.Name, "controller", ev.Release, "how", ev.How)
+			if ev.Unspoken() {
+				opts.Logger.Error("dialect: orcrt does not speak the controller's LLVM release", "controller", ev.Release, "speaks", d.Name, "how", ev.How)
+			}
 		}
 	}
 	e, err := New(opts)
@@ -37,6 +40,31 @@ func NewFor(conn simpleremote.Conn, opts Options) (*Executor, error) {
 
 // DialectEvidence says how NewFor chose the dialect (zero for New).
 func (e *Executor) DialectEvidence() dialect.Evidence { return e.why }
+
+// UnspokenReleaseError wraps a session's error when the controller was
+// identified as a release orcrt does not speak, which most likely caused
+// it: the message names the release and the dialect spoken.
+type UnspokenReleaseError struct {
+	Release int    // the controller's LLVM release
+	Spoke   string // the dialect spoken
+	How     string // how the release and the dialect were chosen
+	Err     error
+}
+
+func (e *UnspokenReleaseError) Error() string {
+	return fmt.Sprintf("%v (the controller is LLVM %d, which orcrt does not speak yet; it spoke %s: %s)", e.Err, e.Release, e.Spoke, e.How)
+}
+
+func (e *UnspokenReleaseError) Unwrap() error { return e.Err }
+
+// withRelease wraps err in an UnspokenReleaseError if the controller's
+// release is one orcrt does not speak.
+func (e *Executor) withRelease(err error) error {
+	if err == nil || !e.why.Unspoken() {
+		return err
+	}
+	return &UnspokenReleaseError{Release: e.why.Release, Spoke: e.Dialect().Name, How: e.why.How, Err: err}
+}
 
 // Open is how a Go host starts: it parses the command line a controller
 // gives its executor (args without the program name: filedescs=IN,OUT,

@@ -440,7 +440,7 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		}
 		return nil
 	}
-	return errors.Join(append([]error{err}, reported...)...)
+	return e.withRelease(errors.Join(append([]error{err}, reported...)...))
 }
 
 // PeerWatchInterval is the longest Serve waits between looks whether a

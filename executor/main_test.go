@@ -29,6 +29,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv(helperEnv); bin != "" {
+		os.Exit(runHelperController(bin))
+	}
 	code := func() int {
 		orcrtBin = os.Getenv("ORCRT_EXECUTOR")
 		if orcrtBin == "" {

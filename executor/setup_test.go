@@ -54,6 +54,44 @@ var stockNames = []string{
 	"__llvm_orc_ExecutorSharedMemoryMapperService_Release",
 }
 
+// llvm23Aliases are the names LLVM 23's dialect adds to LLVM 22's, each
+// with the LLVM 22 name whose address it shares: an orcrt-executor whose
+// controller is not identified speaks it (dialect.Unidentified).
+var llvm23Aliases = map[string]string{
+	"orc_rt_ci_SimpleNativeMemoryMap_Instance":                 "__llvm_orc_SimpleExecutorMemoryManager_Instance",
+	"orc_rt_ci_sps_SimpleNativeMemoryMap_reserve":              "__llvm_orc_SimpleExecutorMemoryManager_reserve_wrapper",
+	"orc_rt_ci_sps_SimpleNativeMemoryMap_initialize":           "__llvm_orc_SimpleExecutorMemoryManager_initialize_wrapper",
+	"orc_rt_ci_sps_SimpleNativeMemoryMap_deinitializeMultiple": "__llvm_orc_SimpleExecutorMemoryManager_deinitialize_wrapper",
+	"orc_rt_ci_sps_SimpleNativeMemoryMap_releaseMultiple":      "__llvm_orc_SimpleExecutorMemoryManager_release_wrapper",
+	"orc_rt_ci_NativeDylibManager_Instance":                    "__llvm_orc_SimpleExecutorDylibManager_Instance",
+	"orc_rt_ci_sps_NativeDylibManager_load":                    "",
+	"orc_rt_ci_sps_NativeDylibManager_lookup":                  "",
+}
+
+// withoutLLVM23Names returns the names of info without those LLVM 23's
+// dialect adds, after checking that it adds all of them and that each
+// alias shares its LLVM 22 name's address.
+func withoutLLVM23Names(t testing.TB, info sps.SetupInfo) []string {
+	t.Helper()
+	addr := map[string]sps.Addr{}
+	for _, s := range info.Symbols {
+		addr[s.Name] = s.Addr
+	}
+	for name, of := range llvm23Aliases {
+		require.Contains(t, addr, name)
+		if of != "" {
+			assert.Equal(t, addr[of], addr[name], "%s is an alias of %s", name, of)
+		}
+	}
+	var ns []string
+	for _, n := range names(info) {
+		if _, added := llvm23Aliases[n]; !added {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
 func names(info sps.SetupInfo) []string {
 	var ns []string
 	for _, s := range info.Symbols {
@@ -70,10 +108,17 @@ func TestSetup(t *testing.T) {
 		assert.Equal(t, want, info.Triple)
 		assert.Equal(t, uint64(os.Getpagesize()), info.PageSize)
 		assert.Empty(t, info.Values, "the stock bootstrap map is empty")
-		assert.Equal(t, slices.Sorted(slices.Values(stockNames)), names(info))
+		got := names(info)
+		if s.kind == "process" { // not identified: LLVM 23's dialect
+			got = withoutLLVM23Names(t, info)
+		}
+		assert.Equal(t, slices.Sorted(slices.Values(stockNames)), got)
 		seen := map[sps.Addr]string{}
 		for _, sym := range info.Symbols {
 			assert.NotZero(t, sym.Addr, sym.Name)
+			if _, alias := llvm23Aliases[sym.Name]; alias {
+				continue
+			}
 			if other, dup := seen[sym.Addr]; dup {
 				t.Errorf("%s and %s share address %#x", sym.Name, other, uint64(sym.Addr))
 			}
@@ -89,11 +134,15 @@ func TestSetup(t *testing.T) {
 	})
 }
 
+// TestSetupMatchesStock: an orcrt-executor whose controller is not
+// identified speaks LLVM 23's dialect, whose Setup is the stock 22's plus
+// the names LLVM 23's adds (each an alias of a 22 name, or the
+// NativeDylibManager's load and lookup).
 func TestSetupMatchesStock(t *testing.T) {
 	requireStock(t)
 	stock := startProcess(t, stockBin, nil)
 	ours := startProcess(t, orcrtBin, nil)
-	assert.Equal(t, names(stock.Setup()), names(ours.Setup()))
+	assert.Equal(t, names(stock.Setup()), withoutLLVM23Names(t, ours.Setup()))
 	assert.Equal(t, stock.Setup().Triple, ours.Setup().Triple)
 	assert.Equal(t, stock.Setup().PageSize, ours.Setup().PageSize)
 	assert.Equal(t, len(stock.Setup().Values), len(ours.Setup().Values))

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,16 @@ type Dialect struct {
 	Memory MemoryProtocol
 	// Lookup is the dylib manager's symbol lookup.
 	Lookup LookupProtocol
+	// NativeMemoryMap: the memory manager is also published under orc-rt's
+	// SimpleNativeMemoryMap names (orc_rt_ci_SimpleNativeMemoryMap_Instance,
+	// orc_rt_ci_sps_SimpleNativeMemoryMap_*), which LLVM 23's default
+	// memory manager looks up. Requires MemoryInitialize.
+	NativeMemoryMap bool
+	// NativeDylibManager: the dylib manager is also published under
+	// orc-rt's NativeDylibManager names (orc_rt_ci_NativeDylibManager_Instance,
+	// orc_rt_ci_sps_NativeDylibManager_{load,lookup}), as LLVM 23's executor
+	// publishes them.
+	NativeDylibManager bool
 	// MemReads: the __llvm_orc_bootstrap_mem_read_* family and
 	// mem_write_pointers exist.
 	MemReads bool
@@ -64,6 +75,11 @@ const (
 	// ResolveOptionalDefs: resolve(Handle, LookupSet) ->
 	// Expected<Sequence<Optional<ExecutorSymbolDef>>>.
 	ResolveOptionalDefs
+	// ResolveEitherForm: resolve answers in the form its caller used:
+	// LLVM 22's (ResolveOptionalDefs) or LLVM 23's (Instance, Handle,
+	// LookupSet) -> Expected<Sequence<Optional<ExecutorAddr>>>, told apart
+	// by the dylib manager's Instance value, which no handle equals.
+	ResolveEitherForm
 )
 
 // Function names one of orcrt's functions a ProcessSymbol stands for.
@@ -149,14 +165,41 @@ var (
 		GDBAllocAction:    "llvm_orc_registerJITLoaderGDBAllocAction",
 		Messages:          messages22,
 	}
+	// LLVM23 is LLVM 22's dialect plus what LLVM 23's controllers need (the
+	// SimpleNativeMemoryMap names, resolve's new form) and the
+	// NativeDylibManager names LLVM 23's executor adds: a superset that a
+	// 22 controller reads as 22 (docs/protocol.md §9.1).
+	LLVM23 = &Dialect{
+		Name:               "LLVM 23",
+		Releases:           []int{23},
+		SetupBootstrapMap:  true,
+		Memory:             MemoryInitialize,
+		Lookup:             ResolveEitherForm,
+		NativeMemoryMap:    true,
+		NativeDylibManager: true,
+		MemReads:           true,
+		EHFrameRegister:    "llvm_orc_registerEHFrameAllocAction",
+		EHFrameDeregister:  "llvm_orc_deregisterEHFrameAllocAction",
+		GDBAllocAction:     "llvm_orc_registerJITLoaderGDBAllocAction",
+		Messages:           messages22,
+	}
 )
 
 // All lists every dialect, oldest first.
-var All = []*Dialect{LLVM14, LLVM19, LLVM22}
+var All = []*Dialect{LLVM14, LLVM19, LLVM22, LLVM23}
 
-// Latest is the newest dialect, the default where nothing identifies the
-// controller.
+// Latest is the dialect of the newest release proven against its own
+// controller binaries: the default of a Session and of executor.New.
 var Latest = LLVM22
+
+// Unidentified is what Choose speaks when nothing identifies the
+// controller: LLVM 23's dialect, which LLVM 22's and 23's controllers
+// both read.
+var Unidentified = LLVM23
+
+// Newest is the dialect of the newest release orcrt knows, spoken to a
+// controller of a newer release than any orcrt knows.
+var Newest = LLVM23
 
 // SetupCodec is the layout of d's Setup message.
 func (d *Dialect) SetupCodec() sps.Codec[sps.SetupInfo] {
@@ -235,11 +278,43 @@ func Choose(env string, pid int) (*Dialect, Evidence, error) {
 	}
 	if pid > 0 {
 		if r, how := ReleaseOfProcess(pid); r > 0 {
-			if d, err := ForRelease(r); err == nil {
-				return d, Evidence{Release: r, How: how}, nil
-			}
-			return Latest, Evidence{Release: r, How: how + "; unsupported, so the newest dialect"}, nil
+			d, ev := ForIdentified(r, how)
+			return d, ev, nil
 		}
 	}
-	return Latest, Evidence{How: "default (controller not identified)"}, nil
+	return Unidentified, Evidence{How: "default (controller not identified): " + Unidentified.Name + ", which LLVM 22's and 23's controllers both read"}, nil
+}
+
+// ForIdentified is the dialect for a controller identified (by how) as
+// LLVM release r: r's own, else for a release newer than any orcrt knows
+// the newest dialect, else (an unpackaged older one, such as 17) the
+// Unidentified one. The evidence says which and why; Unspoken reports the
+// last two cases.
+func ForIdentified(r int, how string) (*Dialect, Evidence) {
+	if d, err := ForRelease(r); err == nil {
+		return d, Evidence{Release: r, How: how}
+	}
+	if r > newestRelease() {
+		return Newest, Evidence{Release: r, How: fmt.Sprintf("%s; LLVM %d is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks %s, its newest dialect", how, r, Newest.Name)}
+	}
+	return Unidentified, Evidence{Release: r, How: fmt.Sprintf("%s; orcrt does not speak LLVM %d (supported: %s), so it speaks %s", how, r, Supported(), Unidentified.Name)}
+}
+
+// Unspoken reports whether the controller's release was identified and
+// is not one orcrt speaks.
+func (ev Evidence) Unspoken() bool {
+	if ev.Release == 0 {
+		return false
+	}
+	_, err := ForRelease(ev.Release)
+	return err != nil
+}
+
+// newestRelease is the newest release any dialect speaks.
+func newestRelease() int {
+	n := 0
+	for _, d := range All {
+		n = max(n, slices.Max(d.Releases))
+	}
+	return n
 }

@@ -20,6 +20,10 @@ func TestReleaseInNames(t *testing.T) {
 		"/usr/lib/x86_64-linux-gnu/libLLVM-15.0.6.so.1":                               15,
 		"/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1":                                   19,
 		"/opt/llvm/lib/libLLVM.so.22.1git":                                            22,
+		"/usr/lib/x86_64-linux-gnu/libLLVM.so.23.1":                                   23,
+		"/usr/lib/llvm-23/lib/libLLVM-23.so":                                          23,
+		"/opt/conda/lib/libLLVM-23.1.so":                                              23,
+		"/opt/llvm/lib/libLLVM.so.24.0git":                                            24,
 		"/usr/lib/libc.so.6":                                                          0,
 	} {
 		assert.Equal(t, want, releaseInLibName([]byte(name)), name)
@@ -30,32 +34,60 @@ func TestReleaseInNames(t *testing.T) {
 		"/opt/llvm/bin/clang-repl":            {0, 0},
 		"/src/llvm-project/build/bin/lli":     {0, 0},
 		"/usr/lib/llvm-22/bin/llvm-jitlink-2": {22, 2},
+		"/usr/lib/llvm-23/bin/clang-repl":     {23, 0},
+		"/usr/bin/llvm-jitlink-23":            {0, 23},
 	} {
 		assert.Equal(t, want[0], releaseInInstallDir(path), path)
 		assert.Equal(t, want[1], releaseInNameSuffix(path), path)
 	}
 	assert.Equal(t, 19, releaseInImage([]byte("xxLLVM version \x00LLVM version 19.1.7\n")))
+	assert.Equal(t, 23, releaseInImage([]byte("\x00LLVM version 23.1.3\n  Optimized build.")))
+	assert.Equal(t, 24, releaseInImage([]byte("LLVM version 24.0.0git\x00")))
 	assert.Equal(t, 0, releaseInImage([]byte("no version here")))
 }
 
 func TestParseAndChoose(t *testing.T) {
-	for in, want := range map[string]*Dialect{"14": LLVM14, "15": LLVM14, "16.0.6": LLVM14, "19": LLVM19, " 22 ": LLVM22} {
+	for in, want := range map[string]*Dialect{"14": LLVM14, "15": LLVM14, "16.0.6": LLVM14, "19": LLVM19, " 22 ": LLVM22, "23.1.3": LLVM23} {
 		d, err := Parse(in)
 		require.NoError(t, err, in)
 		assert.Same(t, want, d, in)
 	}
-	for _, in := range []string{"13", "17", "x", ""} {
+	for _, in := range []string{"13", "17", "x", "", "99"} {
 		_, err := Parse(in)
-		assert.ErrorContains(t, err, "supported: 14, 15, 16, 19, 22", in)
+		assert.ErrorContains(t, err, "supported: "+Supported(), in)
 	}
 	d, ev, err := Choose("", 0)
 	require.NoError(t, err)
-	assert.Same(t, Latest, d)
+	assert.Same(t, Unidentified, d)
+	assert.Same(t, LLVM23, d, "a controller not identified gets the dialect 22 and 23 both read")
 	assert.Contains(t, ev.How, "default")
+	assert.False(t, ev.Unspoken())
 	d, ev, err = Choose("19", 0)
 	require.NoError(t, err)
 	assert.Same(t, LLVM19, d)
 	assert.Equal(t, 19, ev.Release)
+}
+
+// TestForIdentified: a release orcrt knows gets its own dialect; one newer
+// than any it knows gets the newest, with evidence naming the release and
+// saying orcrt does not speak it yet; an unpackaged older one (17) gets
+// the dialect for controllers not identified.
+func TestForIdentified(t *testing.T) {
+	d, ev := ForIdentified(23, "path of pid 7 (/usr/lib/llvm-23/bin/llvm-jitlink)")
+	assert.Same(t, LLVM23, d)
+	assert.False(t, ev.Unspoken())
+	assert.Equal(t, "path of pid 7 (/usr/lib/llvm-23/bin/llvm-jitlink)", ev.How)
+
+	d, ev = ForIdentified(99, "version text in pid 7's executable")
+	assert.Same(t, Newest, d)
+	assert.True(t, ev.Unspoken())
+	assert.Equal(t, 99, ev.Release)
+	assert.Contains(t, ev.How, "version text in pid 7's executable; LLVM 99 is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks "+Newest.Name)
+
+	d, ev = ForIdentified(17, "path")
+	assert.Same(t, Unidentified, d)
+	assert.True(t, ev.Unspoken())
+	assert.Contains(t, ev.How, "orcrt does not speak LLVM 17")
 }
 
 // TestReleaseOfRealControllers identifies each installed LLVM's lli (a

@@ -6,7 +6,10 @@
 // [Manager.Install] registers the instance, the open wrapper and the
 // lookup of the Session's dialect: LLVM 22's resolve ([ResolveWrapperName])
 // or LLVM 14-19's lookup ([LookupWrapperName]), with the stock semantics and
-// error texts. Names added with [Manager.AddProcessSymbol] (orcrt's own
+// error texts. Under LLVM 23's dialect resolve answers in the form its
+// caller used, 22's (Handle, Set) or 23's (Instance, Handle, Set) with
+// addresses only, told apart by the Instance, which no handle equals; the
+// same instance is also published under orc-rt's NativeDylibManager names. Names added with [Manager.AddProcessSymbol] (orcrt's own
 // functions under older dialects' names, a Go host's functions) answer
 // lookups in the process before dlsym. Beyond them: a symbol whose value is 0 counts as missing,
 // a name holding a NUL byte is looked up up to the NUL (as the stock's C

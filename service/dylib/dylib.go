@@ -14,6 +14,7 @@ package dylib
 import "C"
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -35,6 +36,15 @@ const (
 	// LookupWrapperName is LLVM 14-19's lookup (dialect.LookupAddrs,
 	// dialect.LookupSymbolDefs).
 	LookupWrapperName = "__llvm_orc_SimpleExecutorDylibManager_lookup_wrapper"
+)
+
+// orc-rt's NativeDylibManager names (NativeDylibManagerSPSCI.cpp), which
+// LLVM 23's executor publishes beside the ones above (llvm-project PR
+// #201744) and main's controller uses alone (#215441).
+const (
+	NativeInstanceName = "orc_rt_ci_NativeDylibManager_Instance"
+	NativeLoadName     = "orc_rt_ci_sps_NativeDylibManager_load"
+	NativeLookupName   = "orc_rt_ci_sps_NativeDylibManager_lookup"
 )
 
 // Error texts the stock executor sends; they travel to the controller
@@ -75,6 +85,7 @@ type handle struct {
 // Manager is the dylib manager service. The zero value is not usable; use
 // [New].
 type Manager struct {
+	inst    sps.Addr // the published Instance; no handle equals it
 	mu      sync.Mutex
 	handles map[sps.Addr]*handle // nil after shutdown
 	process map[string]sps.Addr  // see AddProcessSymbol; never mutated
@@ -91,6 +102,9 @@ func New() *Manager {
 // with s).
 func (m *Manager) Install(s *rt.Session, syms *rt.SymbolTable) error {
 	inst := s.RegisterInstance(m)
+	m.mu.Lock()
+	m.inst = inst
+	m.mu.Unlock()
 	open := s.RegisterWrapper(rt.HandleMethodExpected2(sps.DylibManagerOpen,
 		func(_ *rt.Session, m *Manager, path string, mode uint64) (sps.Addr, error) {
 			return m.Open(path, mode)
@@ -120,22 +134,71 @@ func (m *Manager) Install(s *rt.Session, syms *rt.SymbolTable) error {
 			func(_ *rt.Session, m *Manager, h sps.Addr, set []sps.LookupElement) ([]sps.SymbolDef, error) {
 				return m.lookup(h, set)
 			})
+	case dialect.ResolveEitherForm:
+		lookupName = ResolveWrapperName
+		lookup = resolveEitherForm(inst, resolve22(m), resolveAddrs)
 	default:
 		lookupName = ResolveWrapperName
-		lookup = rt.HandleExpected2(sps.DylibManagerResolve,
-			func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
-				return m.Resolve(h, set)
-			})
+		lookup = resolve22(m)
 	}
-	if err := syms.AddUnique(
-		rt.Symbol{Name: InstanceName, Addr: inst},
-		rt.Symbol{Name: OpenWrapperName, Addr: open},
-		rt.Symbol{Name: lookupName, Addr: s.RegisterWrapper(lookup, rt.BorrowArgs)},
-	); err != nil {
+	symbols := []rt.Symbol{
+		{Name: InstanceName, Addr: inst},
+		{Name: OpenWrapperName, Addr: open},
+		{Name: lookupName, Addr: s.RegisterWrapper(lookup, rt.BorrowArgs)},
+	}
+	if s.Dialect().NativeDylibManager {
+		load := rt.HandleMethodExpected1(sps.NativeDylibManagerLoad,
+			func(_ *rt.Session, m *Manager, path string) (sps.Addr, error) { return m.Open(path, 0) })
+		symbols = append(symbols,
+			rt.Symbol{Name: NativeInstanceName, Addr: inst},
+			rt.Symbol{Name: NativeLoadName, Addr: s.RegisterWrapper(load, rt.BorrowArgs)},
+			rt.Symbol{Name: NativeLookupName, Addr: s.RegisterWrapper(resolveAddrs, rt.BorrowArgs)})
+	}
+	if err := syms.AddUnique(symbols...); err != nil {
 		return fmt.Errorf("dylib: install: %w", err)
 	}
 	s.AddService(m)
 	return nil
+}
+
+// resolve22 is LLVM 22's resolve: (Handle, LookupSet) ->
+// Expected<Sequence<Optional<ExecutorSymbolDef>>>.
+func resolve22(m *Manager) rt.WrapperFunc {
+	return rt.HandleExpected2(sps.DylibManagerResolve,
+		func(_ *rt.Session, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.SymbolDef], error) {
+			return m.Resolve(h, set)
+		})
+}
+
+// resolveAddrs is LLVM 23's resolve and orc-rt's NativeDylibManager
+// lookup: (Instance, Handle, LookupSet) ->
+// Expected<Sequence<Optional<ExecutorAddr>>>, with LLVM 22's rules for
+// missing symbols (a required one is None, a weak one address 0).
+var resolveAddrs = rt.HandleMethodExpected2(sps.DylibManagerResolveAddrs,
+	func(_ *rt.Session, m *Manager, h sps.Addr, set []sps.LookupElement) ([]sps.Option[sps.Addr], error) {
+		defs, err := m.Resolve(h, set)
+		if err != nil {
+			return nil, err
+		}
+		addrs := make([]sps.Option[sps.Addr], len(defs))
+		for i, d := range defs {
+			addrs[i] = sps.Option[sps.Addr]{Value: d.Value.Addr, OK: d.OK}
+		}
+		return addrs, nil
+	})
+
+// resolveEitherForm answers a resolve call in the form its caller used:
+// one whose first argument is the published instance is LLVM 23's (its
+// first argument is the Instance), any other LLVM 22's (its first argument
+// is a handle, and Open never returns the instance's value).
+func resolveEitherForm(inst sps.Addr, form22, form23 rt.WrapperFunc) rt.WrapperFunc {
+	return func(s *rt.Session, args []byte, ret rt.ReturnFunc) {
+		if len(args) >= 8 && sps.Addr(binary.LittleEndian.Uint64(args)) == inst {
+			form23(s, args, ret)
+			return
+		}
+		form22(s, args, ret)
+	}
 }
 
 // lookup is LLVM 14-19's lookup: every symbol has a definition, and a
@@ -214,6 +277,11 @@ func (m *Manager) Open(path string, mode uint64) (sps.Addr, error) {
 	if m.handles == nil {
 		// The library stays loaded (dlopen'd code is never unloaded).
 		return 0, ErrShutDown
+	}
+	if addr == m.inst {
+		// Cannot happen: the instance is another live object's address.
+		// resolve tells its two forms apart by it, so never hand it out.
+		return 0, fmt.Errorf("dylib: open: handle %#x would equal the instance", uint64(addr))
 	}
 	m.handles[addr] = h
 	return addr, nil

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,18 @@ func TestSetupLikeStock(t *testing.T) {
 	assert.Equal(t, targetTriples[targetName], ours.Triple, "orcrt-executor triple")
 	assert.Equal(t, stock.PageSize, ours.PageSize, "page size")
 	assert.Contains(t, []uint64{4 << 10, 16 << 10, 64 << 10}, ours.PageSize, "page size")
-	assert.Equal(t, names(stock), names(ours), "bootstrap symbols")
+	// Started by this test, the executor does not identify its controller
+	// and speaks LLVM 23's dialect, which adds orc-rt's names (the
+	// SimpleNativeMemoryMap's five, the NativeDylibManager's three) to
+	// LLVM 22's: a 22 controller sees nothing else.
+	var added []string
+	ns := slices.DeleteFunc(names(ours), func(n string) bool {
+		if strings.HasPrefix(n, "orc_rt_ci_") {
+			added = append(added, n)
+			return true
+		}
+		return false
+	})
+	assert.Len(t, added, 8, "names LLVM 23's dialect adds")
+	assert.Equal(t, names(stock), ns, "bootstrap symbols")
 }
