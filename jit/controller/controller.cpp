@@ -1,0 +1,331 @@
+// orcrt-jit-controller: LLVM 22's ORC (LLJIT over SimpleRemoteEPC) run as a
+// sidecar of a Go process that is its executor (package jit). The Go side
+// creates a socketpair, starts this program with its end, and asks for work
+// with executor-to-controller calls (jit-dispatch) whose tags it publishes
+// as bootstrap symbols in Setup:
+//
+//   orcrt_jit_add       (name, kind, bytes) -> Expected<uint64 module>
+//   orcrt_jit_lookup    (module, names)     -> Expected<Seq<addr>> (0: absent)
+//   orcrt_jit_remove    (module)            -> Error
+//   orcrt_jit_library   (path)              -> Error
+//   orcrt_jit_close     ()                  -> Error
+//
+// Once they are registered it calls the executor's orcrt_jit_ready wrapper
+// with its LLVM version. Each module is a JITDylib of its own, so modules
+// may define the same names; removing one removes its JITDylib. The
+// program ends when the Go side closes (orcrt_jit_close: every module is
+// removed, then Hangup) or its end of the socket (the Go process died).
+//
+//   orcrt-jit-controller [-orc-runtime=PATH] IN OUT
+
+#include "llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Shared/WrapperFunctionUtils.h"
+#include "llvm/ExecutionEngine/Orc/SimpleRemoteEPC.h"
+#include "llvm/ExecutionEngine/Orc/TaskDispatch.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace llvm;
+using namespace llvm::orc;
+using namespace llvm::orc::shared;
+
+namespace {
+
+const char *Prog = "orcrt-jit-controller";
+
+Error fail(const Twine &Msg) {
+  return make_error<StringError>(Msg, inconvertibleErrorCode());
+}
+
+// Module kinds of orcrt_jit_add (package jit's addKind).
+enum AddKind : uint8_t { KindObject = 0, KindIR = 1 };
+
+using AddSig = SPSExpected<uint64_t>(SPSString, uint8_t, SPSSequence<char>);
+using LookupSig = SPSExpected<SPSSequence<SPSExecutorAddr>>(
+    uint64_t, SPSSequence<SPSString>);
+using RemoveSig = SPSError(uint64_t);
+using LibrarySig = SPSError(SPSString);
+using CloseSig = SPSError();
+using ReadySig = void(SPSString);
+
+class Controller {
+public:
+  Controller(std::unique_ptr<LLJIT> J) : J(std::move(J)) {}
+
+  Error registerTags();
+  Error announce();
+  // wait returns once the Go side asks to close; the process exits when
+  // the Go side closes its end of In.
+  void wait(int In);
+  void shutdown() { J.reset(); }
+
+private:
+  Expected<uint64_t> add(const std::string &Name, uint8_t Kind,
+                         const std::vector<char> &Bytes);
+  Expected<std::vector<ExecutorAddr>>
+  lookup(uint64_t ID, const std::vector<std::string> &Names);
+  Error remove(uint64_t ID);
+  Error addLibrary(const std::string &Path);
+  Expected<JITDylib &> module(uint64_t ID);
+
+  std::unique_ptr<LLJIT> J;
+  JITDylib *Libraries = nullptr; // shared libraries every module links against
+
+  std::mutex M;
+  std::map<uint64_t, JITDylib *> Modules;
+  uint64_t NextID = 1;
+
+  std::promise<void> Closing;
+  std::once_flag CloseOnce;
+};
+
+Error Controller::registerTags() {
+  auto &ES = J->getExecutionSession();
+  auto &EPC = ES.getExecutorProcessControl();
+  auto &Tags = ES.createBareJITDylib("<orcrt-jit tags>");
+  auto LibsOrErr = ES.createJITDylib("<orcrt-jit libraries>");
+  if (!LibsOrErr)
+    return LibsOrErr.takeError();
+  Libraries = &*LibsOrErr;
+
+  SymbolMap Addrs;
+  for (auto *Name : {"orcrt_jit_add", "orcrt_jit_lookup", "orcrt_jit_remove",
+                     "orcrt_jit_library", "orcrt_jit_close"}) {
+    auto I = EPC.getBootstrapSymbolsMap().find(Name);
+    if (I == EPC.getBootstrapSymbolsMap().end())
+      return fail(Twine("the executor published no ") + Name +
+                  ": it is not a Go host of package jit");
+    Addrs[ES.intern(Name)] = {I->second, JITSymbolFlags::Exported};
+  }
+  if (auto Err = Tags.define(absoluteSymbols(std::move(Addrs))))
+    return Err;
+
+  ExecutionSession::JITDispatchHandlerAssociationMap H;
+  H[ES.intern("orcrt_jit_add")] = ES.wrapAsyncWithSPS<AddSig>(
+      [this](unique_function<void(Expected<uint64_t>)> Send, std::string Name,
+             uint8_t Kind, std::vector<char> Bytes) {
+        Send(add(Name, Kind, Bytes));
+      });
+  H[ES.intern("orcrt_jit_lookup")] = ES.wrapAsyncWithSPS<LookupSig>(
+      [this](unique_function<void(Expected<std::vector<ExecutorAddr>>)> Send,
+             uint64_t ID, std::vector<std::string> Names) {
+        Send(lookup(ID, Names));
+      });
+  H[ES.intern("orcrt_jit_remove")] = ES.wrapAsyncWithSPS<RemoveSig>(
+      [this](unique_function<void(Error)> Send, uint64_t ID) {
+        Send(remove(ID));
+      });
+  H[ES.intern("orcrt_jit_library")] = ES.wrapAsyncWithSPS<LibrarySig>(
+      [this](unique_function<void(Error)> Send, std::string Path) {
+        Send(addLibrary(Path));
+      });
+  H[ES.intern("orcrt_jit_close")] = ES.wrapAsyncWithSPS<CloseSig>(
+      [this](unique_function<void(Error)> Send) {
+        Send(Error::success());
+        std::call_once(CloseOnce, [this] { Closing.set_value(); });
+      });
+  return ES.registerJITDispatchHandlers(Tags, std::move(H));
+}
+
+Error Controller::announce() {
+  auto &EPC = J->getExecutionSession().getExecutorProcessControl();
+  ExecutorAddr Ready;
+  if (auto Err = EPC.getBootstrapSymbols({{Ready, "orcrt_jit_ready"}}))
+    return Err;
+  return EPC.callSPSWrapper<ReadySig>(Ready, std::string(LLVM_VERSION_STRING));
+}
+
+void Controller::wait(int In) {
+  auto Closed = Closing.get_future();
+  // POLLHUP shows a closed writer without consuming a byte: the
+  // transport's reader keeps the stream.
+  std::thread([In] {
+    struct pollfd P = {In, 0, 0};
+    while (poll(&P, 1, -1) < 0 && errno == EINTR)
+      ;
+    _exit(0); // the Go process is gone: nothing here is worth keeping
+  }).detach();
+  Closed.wait();
+}
+
+Expected<JITDylib &> Controller::module(uint64_t ID) {
+  std::lock_guard<std::mutex> L(M);
+  auto I = Modules.find(ID);
+  if (I == Modules.end())
+    return fail("no module " + Twine(ID) + " (removed, or never added)");
+  return *I->second;
+}
+
+Expected<uint64_t> Controller::add(const std::string &Name, uint8_t Kind,
+                                   const std::vector<char> &Bytes) {
+  uint64_t ID;
+  {
+    std::lock_guard<std::mutex> L(M);
+    ID = NextID++;
+  }
+  auto JDOrErr = J->createJITDylib(Name + "#" + std::to_string(ID));
+  if (!JDOrErr)
+    return JDOrErr.takeError();
+  JITDylib &JD = *JDOrErr;
+  JD.addToLinkOrder(*Libraries);
+  auto Drop = [&](Error Err) -> Error {
+    return joinErrors(std::move(Err),
+                      J->getExecutionSession().removeJITDylib(JD));
+  };
+
+  StringRef Data(Bytes.data(), Bytes.size());
+  Error Err = Error::success();
+  switch (Kind) {
+  case KindObject:
+    Err = J->addObjectFile(JD, MemoryBuffer::getMemBufferCopy(Data, Name));
+    break;
+  case KindIR: {
+    auto Ctx = std::make_unique<LLVMContext>();
+    SMDiagnostic Diag;
+    auto Mod = parseIR(MemoryBufferRef(Data, Name), Diag, *Ctx);
+    if (!Mod) {
+      std::string Msg;
+      raw_string_ostream OS(Msg);
+      Diag.print(nullptr, OS, /*ShowColors=*/false);
+      Err = fail(StringRef(Msg).rtrim());
+      break;
+    }
+    Err = J->addIRModule(
+        JD, ThreadSafeModule(std::move(Mod), std::move(Ctx)));
+    break;
+  }
+  default:
+    Err = fail("unknown module kind " + Twine(unsigned(Kind)));
+  }
+  if (Err)
+    return Drop(std::move(Err));
+  // Static constructors run now (with the ORC runtime's platform); without
+  // it this is a no-op.
+  if (auto Err = J->initialize(JD))
+    return Drop(std::move(Err));
+  std::lock_guard<std::mutex> L(M);
+  Modules[ID] = &JD;
+  return ID;
+}
+
+Expected<std::vector<ExecutorAddr>>
+Controller::lookup(uint64_t ID, const std::vector<std::string> &Names) {
+  auto JDOrErr = module(ID);
+  if (!JDOrErr)
+    return JDOrErr.takeError();
+  auto &ES = J->getExecutionSession();
+  SymbolLookupSet Set;
+  std::vector<SymbolStringPtr> Interned;
+  for (auto &N : Names) {
+    Interned.push_back(J->mangleAndIntern(N));
+    Set.add(Interned.back(), SymbolLookupFlags::WeaklyReferencedSymbol);
+  }
+  auto Found = ES.lookup(
+      makeJITDylibSearchOrder(&*JDOrErr, JITDylibLookupFlags::MatchAllSymbols),
+      std::move(Set));
+  if (!Found)
+    return Found.takeError();
+  std::vector<ExecutorAddr> Out;
+  for (auto &S : Interned) {
+    auto I = Found->find(S);
+    Out.push_back(I == Found->end() ? ExecutorAddr() : I->second.getAddress());
+  }
+  return Out;
+}
+
+Error Controller::remove(uint64_t ID) {
+  JITDylib *JD;
+  {
+    std::lock_guard<std::mutex> L(M);
+    auto I = Modules.find(ID);
+    if (I == Modules.end())
+      return fail("no module " + Twine(ID) + " (removed, or never added)");
+    JD = I->second;
+    Modules.erase(I);
+  }
+  Error Err = J->deinitialize(*JD);
+  return joinErrors(std::move(Err),
+                    J->getExecutionSession().removeJITDylib(*JD));
+}
+
+Error Controller::addLibrary(const std::string &Path) {
+  auto G = EPCDynamicLibrarySearchGenerator::Load(J->getExecutionSession(),
+                                                  Path.c_str());
+  if (!G)
+    return G.takeError();
+  Libraries->addGenerator(std::move(*G));
+  return Error::success();
+}
+
+Expected<std::unique_ptr<LLJIT>> build(int In, int Out, StringRef Runtime) {
+  auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
+      std::make_unique<DynamicThreadPoolTaskDispatcher>(std::nullopt),
+      SimpleRemoteEPC::Setup(), In, Out);
+  if (!EPC)
+    return EPC.takeError();
+  LLJITBuilder B;
+  B.setExecutorProcessControl(std::move(*EPC));
+  if (!Runtime.empty())
+    B.setPlatformSetUp(ExecutorNativePlatform(Runtime.str()));
+  return B.create();
+}
+
+int run(int argc, char **argv) {
+  std::string Runtime;
+  std::vector<int> FDs;
+  for (int I = 1; I < argc; ++I) {
+    StringRef A(argv[I]);
+    int FD;
+    if (A.consume_front("-orc-runtime="))
+      Runtime = A.str();
+    else if (!A.getAsInteger(10, FD) && FD >= 0)
+      FDs.push_back(FD);
+    else
+      FDs.clear(), I = argc;
+  }
+  if (FDs.size() != 2) {
+    errs() << "usage: " << Prog << " [-orc-runtime=PATH] IN OUT\n";
+    return 2;
+  }
+  auto JOrErr = build(FDs[0], FDs[1], Runtime);
+  if (!JOrErr) {
+    logAllUnhandledErrors(JOrErr.takeError(), errs(), Twine(Prog) + ": ");
+    return 1;
+  }
+  Controller C(std::move(*JOrErr));
+  if (auto Err = C.registerTags()) {
+    logAllUnhandledErrors(std::move(Err), errs(), Twine(Prog) + ": ");
+    return 1;
+  }
+  if (auto Err = C.announce()) {
+    logAllUnhandledErrors(std::move(Err), errs(), Twine(Prog) + ": ");
+    return 1;
+  }
+  C.wait(FDs[0]);
+  C.shutdown(); // removes every module, then hangs up
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Never die of a write to the Go side's closed socket: wait() notices.
+  signal(SIGPIPE, SIG_IGN);
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+  InitializeNativeTargetAsmParser();
+  return run(argc, argv);
+}

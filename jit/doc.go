@@ -1,0 +1,33 @@
+// Package jit lets a Go program compile and link code into itself at run
+// time: C, C++, LLVM IR or an object file in, an [executor.Func] out,
+// called at the cost of a cgo call. LLVM 22's own ORC (LLJIT) does the
+// compiling and linking in a sidecar process, orcrt-jit-controller, which
+// [Start] launches; the Go process is its executor, so nothing of LLVM is
+// linked into the Go binary. C and C++ go through clang first.
+//
+//	j, err := jit.Start(ctx, jit.Options{})
+//	m, err := j.AddC(ctx, "filter", "long filter(long x) { return x % 3 == 0; }")
+//	fs, err := m.Lookup(ctx, "filter")
+//	filter := executor.Typed1[int64, int64](fs[0])
+//	ok, err := filter.Call(9)
+//
+// Requests travel over the session's own connection, as calls from the
+// executor to the controller (docs/protocol.md §10). Each module is a
+// JITDylib of its own: modules may define the same names, and
+// [Module.Remove] releases one, waiting for Go calls into it in flight.
+//
+// # Faults
+//
+// A controller that crashes or is killed takes no Go call with it: loaded
+// code keeps running, as after a detach, until [JIT.Close]. Requests then
+// fail with an error wrapping [ErrControllerGone] (a
+// *[ControllerExitError]) until [JIT.Restart], or restart it by
+// themselves with Options.AutoRestart. Source that does not compile is a
+// *[CompileError] carrying clang's or LLVM's diagnostics; a name a module
+// lacks, a *[NotFoundError]. A request ends when its context does.
+//
+// # Concurrency and ownership
+//
+// A JIT and its Modules are safe for concurrent use. The bytes passed to
+// an Add method are only read during the call. Linux with cgo only.
+package jit

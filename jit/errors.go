@@ -1,0 +1,80 @@
+package jit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+var (
+	// ErrControllerGone is wrapped by the error of every request made after
+	// the controller process exited (see [ControllerExitError]). Code
+	// loaded before keeps running; [JIT.Restart] starts a new controller.
+	ErrControllerGone = errors.New("jit: the controller has exited")
+	// ErrClosed is returned by requests made after [JIT.Close].
+	ErrClosed = errors.New("jit: closed")
+	// ErrRemoved is returned by requests on a removed [Module].
+	ErrRemoved = errors.New("jit: the module has been removed")
+)
+
+// ControllerExitError says how the controller process ended and what it
+// last wrote to its standard error. It wraps [ErrControllerGone].
+type ControllerExitError struct {
+	State  string // "signal: killed", "exit status 1", ...
+	Stderr string // the end of its standard error output
+}
+
+func (e *ControllerExitError) Error() string {
+	msg := "jit: the controller has exited (" + e.State + ")"
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		msg += ": " + s
+	}
+	return msg
+}
+
+func (e *ControllerExitError) Unwrap() error { return ErrControllerGone }
+
+// Diagnostic is one message of a compiler: clang's or LLVM's IR parser's.
+type Diagnostic struct {
+	File         string
+	Line, Column int
+	Severity     string // "error", "fatal error", "warning", "note"
+	Message      string
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", d.File, d.Line, d.Column, d.Severity, d.Message)
+}
+
+// CompileError is a module that did not compile: C or C++ that clang
+// rejected, or LLVM IR the controller could not parse.
+type CompileError struct {
+	Module      string
+	Tool        string // the clang binary, or "llvm" for IR
+	Diagnostics []Diagnostic
+	Output      string // everything the tool printed
+}
+
+func (e *CompileError) Error() string {
+	first := strings.TrimSpace(e.Output)
+	for _, d := range e.Diagnostics {
+		if strings.Contains(d.Severity, "error") {
+			first = d.String()
+			break
+		}
+	}
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return fmt.Sprintf("jit: compiling %s: %s", e.Module, first)
+}
+
+// NotFoundError names the symbols a lookup did not find in a module.
+type NotFoundError struct {
+	Module string
+	Names  []string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("jit: module %s defines no %s", e.Module, strings.Join(e.Names, ", "))
+}

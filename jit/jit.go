@@ -1,0 +1,250 @@
+//go:build linux && cgo
+
+package jit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/orcgo/orcrt/executor"
+)
+
+// Options configure a JIT. The zero value finds every part by itself.
+type Options struct {
+	// Controller is the path of orcrt-jit-controller ("": the
+	// ORCRT_JIT_CONTROLLER environment variable, then PATH).
+	Controller string
+	// Clang compiles C and C++ ("": ORCRT_CLANG, then clang-22, then
+	// clang on PATH). Only AddC and AddCXX need it.
+	Clang string
+	// ORCRuntime is LLVM 22's ORC runtime archive, which C++ static
+	// constructors, exceptions and thread_local need ("": ORCRT_ORC_RUNTIME,
+	// then the one libclang-rt-22-dev installs).
+	ORCRuntime string
+	// NoORCRuntime starts the controller without the ORC runtime: each
+	// module then costs less to add, and C++ static constructors do not run.
+	NoORCRuntime bool
+	// HostSymbols are Go-host functions JIT'd code may call by name.
+	HostSymbols []executor.HostSymbol
+	// Libraries are shared libraries loaded into this process whose
+	// symbols JIT'd code may use (as with -l).
+	Libraries []string
+	// AutoRestart starts a new controller when a request finds the last
+	// one gone, instead of failing with ErrControllerGone.
+	AutoRestart bool
+	// Stderr receives the controller's standard error (nil: kept only for
+	// a ControllerExitError).
+	Stderr io.Writer
+	// Logger receives the executor sessions' errors (nil: none).
+	Logger executor.Logger
+}
+
+// JIT is a controller process, LLVM 22's ORC, compiling and linking code
+// into this process. All methods are safe for concurrent use.
+type JIT struct {
+	opts               Options
+	path, clang, orcrt string
+	clangErr           error
+
+	mu     sync.Mutex
+	cur    *controller   // nil once closed
+	old    []*controller // exited controllers whose code may still run
+	closed bool
+}
+
+// Start starts a controller and waits until it is ready to take
+// requests (or ctx ends). It fails, naming what to install, when the
+// controller program cannot be found.
+func Start(ctx context.Context, opts Options) (*JIT, error) {
+	j := &JIT{opts: opts}
+	j.opts.Libraries = slices.Clone(opts.Libraries)
+	var err error
+	if j.path, err = findController(opts.Controller); err != nil {
+		return nil, err
+	}
+	if !opts.NoORCRuntime {
+		if j.orcrt, err = findORCRuntime(opts.ORCRuntime); err != nil {
+			return nil, err
+		}
+	}
+	j.clang, j.clangErr = findClang(opts.Clang)
+	if j.cur, err = j.start(ctx); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// start starts a controller and loads the libraries into it.
+func (j *JIT) start(ctx context.Context) (*controller, error) {
+	c, err := startController(ctx, startArgs{path: j.path, runtime: j.orcrt, opts: &j.opts})
+	if err != nil {
+		return nil, err
+	}
+	for _, lib := range j.opts.Libraries {
+		if err := addLibrary(ctx, c, lib); err != nil {
+			_ = c.close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// LLVMVersion returns the LLVM version of the running controller.
+func (j *JIT) LLVMVersion() string {
+	c, err := j.controller(context.Background(), false)
+	if err != nil {
+		return ""
+	}
+	return c.version
+}
+
+// controller returns the running controller, starting a new one if the
+// last has exited and restart (or Options.AutoRestart) says so.
+func (j *JIT) controller(ctx context.Context, restart bool) (*controller, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil, ErrClosed
+	}
+	if j.cur.alive() {
+		return j.cur, nil
+	}
+	if !restart && !j.opts.AutoRestart {
+		return nil, j.cur.gone()
+	}
+	c, err := j.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j.old = append(j.old, j.cur)
+	j.cur = c
+	return c, nil
+}
+
+// Restart starts a new controller if the current one has exited; modules
+// added before keep running (their Funcs stay callable), but can no
+// longer be looked up or removed. A running controller is kept.
+func (j *JIT) Restart(ctx context.Context) error {
+	_, err := j.controller(ctx, true)
+	return err
+}
+
+// Close removes every module (waiting for calls in flight into their
+// code), stops the controller and releases what exited controllers left
+// loaded. Funcs of this JIT fail afterwards. Close is idempotent.
+func (j *JIT) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return nil
+	}
+	j.closed = true
+	cur, old := j.cur, j.old
+	j.old = nil
+	j.mu.Unlock()
+	err := cur.close()
+	for _, c := range old {
+		c.kill()
+	}
+	return err
+}
+
+// AddObject links a relocatable object file (ELF, as clang -c -fPIC
+// writes it) as a new module.
+func (j *JIT) AddObject(ctx context.Context, name string, obj []byte) (*Module, error) {
+	return j.add(ctx, name, kindObject, obj)
+}
+
+// AddIR compiles and links LLVM IR, as text (.ll) or bitcode (.bc), as a
+// new module. IR that does not parse gives a *CompileError.
+func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error) {
+	m, err := j.add(ctx, name, kindIR, ir)
+	if err != nil {
+		return nil, irError(name, err)
+	}
+	return m, nil
+}
+
+// AddC compiles C source with clang (-c -fPIC -O2, then flags) and links
+// it as a new module named name. A compile error is a *CompileError with
+// clang's diagnostics, their file being name.
+func (j *JIT) AddC(ctx context.Context, name, src string, flags ...string) (*Module, error) {
+	return j.AddSource(ctx, C, name, src, flags...)
+}
+
+// AddCXX is AddC for C++. Static constructors run before it returns, with
+// the ORC runtime (see Options.ORCRuntime).
+func (j *JIT) AddCXX(ctx context.Context, name, src string, flags ...string) (*Module, error) {
+	return j.AddSource(ctx, CXX, name, src, flags...)
+}
+
+// AddSource compiles src in lang with clang and links it as a new module.
+func (j *JIT) AddSource(ctx context.Context, lang Language, name, src string, flags ...string) (*Module, error) {
+	if j.clangErr != nil {
+		return nil, j.clangErr
+	}
+	if _, err := j.controller(ctx, false); err != nil {
+		return nil, err // before compiling: the controller's state is the news
+	}
+	obj, err := compile(ctx, j.clang, lang, name, src, flags)
+	if err != nil {
+		return nil, err
+	}
+	return j.add(ctx, name, kindObject, obj)
+}
+
+// AddLibrary loads a shared library into this process and lets modules
+// added from now on use its symbols.
+func (j *JIT) AddLibrary(ctx context.Context, path string) error {
+	c, err := j.controller(ctx, false)
+	if err != nil {
+		return err
+	}
+	if err := addLibrary(ctx, c, path); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.opts.Libraries = append(j.opts.Libraries, path)
+	j.mu.Unlock()
+	return nil
+}
+
+func addLibrary(ctx context.Context, c *controller, path string) error {
+	res, err := c.call(ctx, tagLibrary, librarySig.AppendArgs(nil, path), nil)
+	if err != nil {
+		return err
+	}
+	if e, err := librarySig.DecodeResult(res); err != nil || e != nil {
+		return fmt.Errorf("jit: loading %s: %w", path, errors.Join(err, e))
+	}
+	return nil
+}
+
+func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*Module, error) {
+	c, err := j.controller(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	// A module added after ctx ended is one nobody holds: removed.
+	late := func(res []byte) {
+		if e, err := addSig.DecodeResult(res); err == nil && e.Err == nil {
+			_ = (&Module{c: c, id: e.Value, name: name}).Remove(context.Background())
+		}
+	}
+	res, err := c.call(ctx, tagAdd, addSig.AppendArgs(nil, name, kind, data), late)
+	if err != nil {
+		return nil, err
+	}
+	e, err := addSig.DecodeResult(res)
+	if err != nil {
+		return nil, fmt.Errorf("jit: the controller's add answer: %w", err)
+	}
+	if e.Err != nil {
+		return nil, fmt.Errorf("jit: adding %s: %w", name, e.Err)
+	}
+	return &Module{c: c, id: e.Value, name: name}, nil
+}

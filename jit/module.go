@@ -1,0 +1,96 @@
+//go:build linux && cgo
+
+package jit
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/orcgo/orcrt/executor"
+)
+
+// Module is code added to a JIT: a JITDylib of its own in the controller,
+// so modules may define the same names. Its methods are safe for
+// concurrent use.
+type Module struct {
+	c       *controller
+	id      uint64
+	name    string
+	removed atomic.Bool
+}
+
+// Name returns the name the module was added with.
+func (m *Module) Name() string { return m.name }
+
+// Lookup returns the module's functions of the given names (as the linker
+// spells them: C++ names mangled), linking the module first if no lookup
+// has yet. A name the module does not define fails the whole lookup with
+// a *NotFoundError; a name that is not code fails as executor.Func does.
+// Each Func pins its code while it runs (see executor.Func).
+func (m *Module) Lookup(ctx context.Context, names ...string) ([]executor.Func, error) {
+	addrs, err := m.Addrs(ctx, names...)
+	if err != nil {
+		return nil, err
+	}
+	fs := make([]executor.Func, len(addrs))
+	for i, a := range addrs {
+		if fs[i], err = m.c.ex.Func(a); err != nil {
+			return nil, fmt.Errorf("jit: %s in module %s: %w", names[i], m.name, err)
+		}
+	}
+	return fs, nil
+}
+
+// Addrs returns the addresses of the module's symbols of the given names,
+// data as well as code. The memory stays valid until the module is
+// removed or the JIT closed; nothing pins it.
+func (m *Module) Addrs(ctx context.Context, names ...string) ([]uintptr, error) {
+	if m.removed.Load() {
+		return nil, ErrRemoved
+	}
+	res, err := m.c.call(ctx, tagLookup, lookupSig.AppendArgs(nil, m.id, names), nil)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := decodeAddrs(res)
+	if err != nil {
+		return nil, fmt.Errorf("jit: looking up in module %s: %w", m.name, err)
+	}
+	if len(addrs) != len(names) {
+		return nil, fmt.Errorf("jit: the controller answered %d addresses for %d names", len(addrs), len(names))
+	}
+	var missing []string
+	out := make([]uintptr, len(addrs))
+	for i, a := range addrs {
+		if a == 0 {
+			missing = append(missing, names[i])
+		}
+		out[i] = uintptr(a)
+	}
+	if missing != nil {
+		return nil, &NotFoundError{Module: m.name, Names: missing}
+	}
+	return out, nil
+}
+
+// Remove runs the module's static destructors and releases its memory,
+// after waiting for Go calls into its code in flight; later calls of its
+// Funcs fail with executor.ErrReleased. A module of a controller that has
+// exited cannot be removed: its code stays until Close.
+func (m *Module) Remove(ctx context.Context) error {
+	if m.removed.Swap(true) {
+		return ErrRemoved
+	}
+	res, err := m.c.call(ctx, tagRemove, removeSig.AppendArgs(nil, m.id), nil)
+	if err == nil {
+		var e error
+		if e, err = removeSig.DecodeResult(res); err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("jit: removing module %s: %w", m.name, err)
+	}
+	return nil
+}
