@@ -469,11 +469,14 @@ func (e *Executor) Close() {
 	e.runner.Close()
 }
 
-// names maps bootstrap addresses to names, for logs.
+// names maps bootstrap addresses to names, for logs; of the names of an
+// address (LLVM 23's aliases) the first in byte order, the LLVM 22 one.
 func (e *Executor) names() map[uint64]string {
 	m := map[uint64]string{}
 	for name, a := range e.syms.All() {
-		m[uint64(a)] = name
+		if old, ok := m[uint64(a)]; !ok || name < old {
+			m[uint64(a)] = name
+		}
 	}
 	return m
 }
