@@ -70,14 +70,16 @@ func parseDiagnostics(out string) []Diagnostic {
 	return ds
 }
 
-// irError turns the controller's answer to IR it could not parse (LLVM's
-// "name:line:col: error: ..." with the source line) into a CompileError;
-// other errors pass unchanged.
-func irError(name string, err error) error {
+// irError returns the CompileError of IR the controller could not parse
+// (LLVM's "name:line:col: error: ..." with the source line), or nil.
+func irError(name string, kind uint8, err error) *CompileError {
+	if kind != kindIR {
+		return nil
+	}
 	msg := err.Error()
 	ds := parseDiagnostics(msg)
 	if len(ds) == 0 || ds[0].File != name {
-		return err
+		return nil
 	}
 	return &CompileError{Module: name, Tool: "llvm", Diagnostics: ds, Output: msg}
 }

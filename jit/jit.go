@@ -102,6 +102,17 @@ func (j *JIT) LLVMVersion() string {
 	return c.version
 }
 
+// ControllerPID returns the process id of the current controller, or 0
+// once the JIT is closed.
+func (j *JIT) ControllerPID() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return 0
+	}
+	return j.cur.cmd.Process.Pid
+}
+
 // controller returns the running controller, starting a new one if the
 // last has exited and restart (or Options.AutoRestart) says so.
 func (j *JIT) controller(ctx context.Context, restart bool) (*controller, error) {
@@ -162,11 +173,7 @@ func (j *JIT) AddObject(ctx context.Context, name string, obj []byte) (*Module, 
 // AddIR compiles and links LLVM IR, as text (.ll) or bitcode (.bc), as a
 // new module. IR that does not parse gives a *CompileError.
 func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error) {
-	m, err := j.add(ctx, name, kindIR, ir)
-	if err != nil {
-		return nil, irError(name, err)
-	}
-	return m, nil
+	return j.add(ctx, name, kindIR, ir)
 }
 
 // AddC compiles C source with clang (-c -fPIC -O2, then flags) and links
@@ -244,6 +251,9 @@ func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*M
 		return nil, fmt.Errorf("jit: the controller's add answer: %w", err)
 	}
 	if e.Err != nil {
+		if ce := irError(name, kind, e.Err); ce != nil {
+			return nil, ce
+		}
 		return nil, fmt.Errorf("jit: adding %s: %w", name, e.Err)
 	}
 	return &Module{c: c, id: e.Value, name: name}, nil

@@ -88,12 +88,46 @@ private:
   std::map<uint64_t, JITDylib *> Modules;
   uint64_t NextID = 1;
 
+  // Errors the session reports (a materialization's cause: "Symbols not
+  // found"), kept so a failed lookup can say why.
+  std::mutex ReportedM;
+  std::vector<std::pair<uint64_t, std::string>> Reported;
+  uint64_t ReportSeq = 0;
+  void report(Error Err);
+  std::string reportedSince(uint64_t Seq);
+  uint64_t reportSeq() {
+    std::lock_guard<std::mutex> L(ReportedM);
+    return ReportSeq;
+  }
+
   std::promise<void> Closing;
   std::once_flag CloseOnce;
 };
 
+// reportedLimit bounds the reported errors kept.
+constexpr size_t ReportedLimit = 64;
+
+void Controller::report(Error Err) {
+  std::string Msg = toString(std::move(Err));
+  errs() << Prog << ": " << Msg << "\n";
+  std::lock_guard<std::mutex> L(ReportedM);
+  Reported.emplace_back(++ReportSeq, std::move(Msg));
+  if (Reported.size() > ReportedLimit)
+    Reported.erase(Reported.begin());
+}
+
+std::string Controller::reportedSince(uint64_t Seq) {
+  std::lock_guard<std::mutex> L(ReportedM);
+  std::string Out;
+  for (auto &[N, Msg] : Reported)
+    if (N > Seq)
+      Out += (Out.empty() ? "" : "; ") + Msg;
+  return Out;
+}
+
 Error Controller::registerTags() {
   auto &ES = J->getExecutionSession();
+  ES.setErrorReporter([this](Error Err) { report(std::move(Err)); });
   auto &EPC = ES.getExecutorProcessControl();
   auto &Tags = ES.createBareJITDylib("<orcrt-jit tags>");
   auto LibsOrErr = ES.createJITDylib("<orcrt-jit libraries>");
@@ -195,7 +229,9 @@ Expected<uint64_t> Controller::add(const std::string &Name, uint8_t Kind,
   case KindIR: {
     auto Ctx = std::make_unique<LLVMContext>();
     SMDiagnostic Diag;
-    auto Mod = parseIR(MemoryBufferRef(Data, Name), Diag, *Ctx);
+    // LLVM's IR parser reads up to a terminating NUL: copy into one.
+    auto MB = MemoryBuffer::getMemBufferCopy(Data, Name);
+    auto Mod = parseIR(MB->getMemBufferRef(), Diag, *Ctx);
     if (!Mod) {
       std::string Msg;
       raw_string_ostream OS(Msg);
@@ -233,11 +269,17 @@ Controller::lookup(uint64_t ID, const std::vector<std::string> &Names) {
     Interned.push_back(J->mangleAndIntern(N));
     Set.add(Interned.back(), SymbolLookupFlags::WeaklyReferencedSymbol);
   }
+  uint64_t Seq = reportSeq();
   auto Found = ES.lookup(
       makeJITDylibSearchOrder(&*JDOrErr, JITDylibLookupFlags::MatchAllSymbols),
       std::move(Set));
-  if (!Found)
-    return Found.takeError();
+  if (!Found) {
+    // The cause went to the error reporter; the lookup only says it failed.
+    std::string Why = reportedSince(Seq);
+    if (Why.empty())
+      return Found.takeError();
+    return fail(toString(Found.takeError()) + ": " + Why);
+  }
   std::vector<ExecutorAddr> Out;
   for (auto &S : Interned) {
     auto I = Found->find(S);
