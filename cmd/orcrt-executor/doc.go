@@ -49,11 +49,6 @@
 //	    [-drain-timeout=D] [-status=PATH] [-output=DIR] unix=<path> | listen=<host>:<port> | systemd
 //	orcrt-executor status <status-socket>
 //
-// Each session runs in its own worker process, from a pool of started
-// ones that accept on the listening sockets themselves (the server
-// accepts only when none may, and passes such a connection over
-// SCM_RIGHTS), so a crash ends one session only; only the serving uid
-// (and the allowed ones) may connect, checked by the worker that
-// accepts; one log line per session goes to stderr (README.md, "Serving
-// many controllers"; RATIONALE.md, "orcrt-executor serve").
+// Each session runs in a worker process of its own (package serve, which
+// a Go program can embed; README.md, "Serving many controllers").
 package main

@@ -11,17 +11,17 @@ import (
 	"syscall"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/cpuprofile"
 	"github.com/orcgo/orcrt/native/fatalsig"
-	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
+	"github.com/orcgo/orcrt/serve"
 	"github.com/orcgo/orcrt/service/gdbjit"
 )
 
 // main ends through libc exit (fatalsig.Exit), as the stock executor
 // returns from its C++ main: atexit handlers registered by JIT'd code run.
 func main() {
-	stop := startCPUProfile()
+	stop := cpuprofile.Start()
 	code := run(os.Args)
 	stop()
 	fatalsig.Exit(code)
@@ -77,70 +77,7 @@ func run(argv []string) int {
 	if err != nil {
 		return usage(err, fail)
 	}
-	return runSession(argv0, conn, session{logger: logger, gdbTest: gdbTest})
-}
-
-// session is how runSession serves one connection: a serve worker adds
-// its context (ended at the idle timeout), a dispatcher counting calls in
-// flight, a wrapper seeing the traffic, and a hook told the dialect.
-type session struct {
-	logger     executor.Logger // also traces the wire
-	gdbTest    bool
-	ctx        context.Context
-	dialect    *dialect.Dialect   // chosen by the caller (nil: NewFor chooses)
-	executor   *executor.Executor // built ahead by the caller (nil: built here)
-	dispatcher rt.Dispatcher
-	wrap       func(simpleremote.Conn) simpleremote.Conn
-	started    func(*executor.Executor)
-}
-
-// options are the executor's options for the session.
-func (ss session) options() executor.Options {
-	return executor.Options{Logger: ss.logger, TraceWire: ss.logger != nil, DrainTimeout: drainTimeout(), Wire: wireOptions(), MaxProcs: 1, Dispatcher: ss.dispatcher, Dialect: ss.dialect}
-}
-
-// runSession serves conn to its end and returns the exit status.
-func runSession(argv0 string, conn simpleremote.Conn, ss session) int {
-	fail := func(err error) int {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", argv0, err)
-		return 1
-	}
-	ctx := ss.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// The executor speaks first, and Setup differs between LLVM releases:
-	// NewFor identifies the controller before anything is sent. One P
-	// (RATIONALE.md, "One P"); the GOMAXPROCS variable still wins.
-	ex := ss.executor
-	if ex == nil {
-		var err error
-		if ex, err = executor.NewFor(conn, ss.options()); err != nil {
-			_ = conn.Close()
-			return fail(err)
-		}
-	}
-	if ss.started != nil {
-		ss.started(ex)
-	}
-	if ss.wrap != nil {
-		conn = ss.wrap(conn)
-	}
-	err := ex.Serve(ctx, conn)
-	// A controller identified as a release orcrt does not speak that hangs
-	// up without a call most likely could not read the Setup.
-	if why := ex.DialectEvidence(); err == nil && !ex.ControllerSpoke() && why.Release != 0 && !ex.Dialect().Speaks(why.Release) {
-		fmt.Fprintf(os.Stderr, "%s: the controller (LLVM %d) hung up without a call; orcrt spoke %s (%s). "+
-			"Set ORCRT_LLVM to one of %s if another dialect suits it.\n",
-			argv0, why.Release, ex.Dialect().Name, why.How, dialect.Supported())
-	}
-	if err != nil {
-		return fail(err) // the stock exits here, without the second GDB line
-	}
-	if ss.gdbTest {
-		os.Stderr.WriteString(gdbjit.FormatLastEntry())
-	}
-	return 0
+	return serve.Session{Logger: logger, GDBTest: gdbTest}.Serve(argv0, conn)
 }
 
 // usage reports a command-line error as the stock does (error text and

@@ -1,6 +1,6 @@
 //go:build cgo && linux
 
-package main
+package serve
 
 import (
 	"fmt"
@@ -313,7 +313,7 @@ func TestMapCounter(t *testing.T) {
 // from the listening sockets, and encodes the Setup the session will
 // send.
 func TestWarmUp(t *testing.T) {
-	ex, err := executor.New(session{dialect: dialect.Latest}.options())
+	ex, err := executor.New(Session{dialect: dialect.Latest}.options())
 	require.NoError(t, err)
 	defer ex.Close()
 	ln, path := testListener(t)
@@ -334,7 +334,7 @@ func TestWarmUp(t *testing.T) {
 		return len(ents)
 	}
 	before := fds()
-	warmUp(ex, session{}.options().Wire, []int{ln.fd, traw.fd}, policy{self: os.Geteuid()})
+	warmUp(ex, Session{}.options().Wire, []int{ln.fd, traw.fd}, policy{self: os.Geteuid()})
 	assert.Equal(t, before, fds(), "descriptors")
 
 	nfd, _, err := unix.Accept4(ln.fd, unix.SOCK_CLOEXEC)

@@ -1,6 +1,6 @@
 //go:build orcrt_cpuprofile
 
-package main
+package cpuprofile
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ import (
 	"strings"
 )
 
-// startCPUProfile writes a CPU profile of this run to $ORCRT_CPUPROFILE
+// Start writes a CPU profile of this run to $ORCRT_CPUPROFILE
 // when it is set ("%p" in it becomes the process id, so that many runs
 // can be merged with `go tool pprof -proto`; see profiles/pgo.sh). It is
 // opt-in, built only with -tags orcrt_cpuprofile (runtime/pprof and
 // its compression cost about a millisecond of start-up), and only for
 // collecting the PGO profile: a run that ends
 // through a fatal signal or a JIT'd exit() writes no profile.
-func startCPUProfile() (stop func()) {
+func Start() (stop func()) {
 	path := os.Getenv("ORCRT_CPUPROFILE")
 	if path == "" {
 		return func() {}

@@ -1,14 +1,12 @@
 //go:build cgo && linux
 
-package main
+package serve
 
 import (
 	"errors"
 	"fmt"
 	"net"
-	"os/user"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -138,40 +136,18 @@ func peerGroups(fd int) []uint32 {
 	return buf[:n/4]
 }
 
-// parseIDs parses a comma-separated list of numeric ids or names (looked
-// up with lookup: user or group).
-func parseIDs(list string, lookup func(string) (int, error)) ([]int, error) {
-	var ids []int
-	for _, f := range strings.Split(list, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if n, err := strconv.Atoi(f); err == nil && n >= 0 {
-			ids = append(ids, n)
-			continue
-		}
-		n, err := lookup(f)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, n)
+// refusalKind is the kind a refusal is counted under in the status.
+func refusalKind(err error) string {
+	m := err.Error()
+	switch {
+	case strings.Contains(m, "not allowed"):
+		return "uid"
+	case strings.Contains(m, "loopback"):
+		return "remote"
+	case strings.Contains(m, "-max-sessions"):
+		return "max-sessions"
+	case strings.Contains(m, "draining"):
+		return "draining"
 	}
-	return ids, nil
-}
-
-func lookupUser(name string) (int, error) {
-	u, err := user.Lookup(name)
-	if err != nil {
-		return -1, err
-	}
-	return strconv.Atoi(u.Uid)
-}
-
-func lookupGroup(name string) (int, error) {
-	g, err := user.LookupGroup(name)
-	if err != nil {
-		return -1, err
-	}
-	return strconv.Atoi(g.Gid)
+	return "other"
 }

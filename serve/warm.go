@@ -1,6 +1,6 @@
 //go:build cgo && linux
 
-package main
+package serve
 
 import (
 	"net"
