@@ -5,9 +5,9 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-libfuzzer fuzz-cover fuzz-cover-check bench-smoke cross
+.PHONY: all deps build executor jit-controller demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-libfuzzer fuzz-cover fuzz-cover-check bench-smoke cross
 
-all: build
+all: build jit-controller
 
 deps:
 	@.ci/deps.sh gcc-aarch64-linux-gnu libc6-dev-arm64-cross
@@ -23,6 +23,12 @@ DEMO_OUT := bench/out/demo
 # With the PGO profile when present (profiles/pgo.sh; `make pgo-profile`).
 executor:
 	$(GO) build $(if $(wildcard profiles/orcrt-executor.pgo),-pgo=profiles/orcrt-executor.pgo) -o orcrt-executor ./cmd/orcrt-executor
+
+# The sidecar controller of package jit (C++ against llvm-22-dev). The jit
+# tests build their own copy into the user cache unless ORCRT_JIT_CONTROLLER
+# names one.
+jit-controller: deps
+	jit/controller/build.sh $(CURDIR)/orcrt-jit-controller
 
 # The main job: real C and C++ programs, compiled with clang-22 and linked
 # by stock llvm-jitlink 22, run inside orcrt-executor.

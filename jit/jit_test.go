@@ -11,7 +11,7 @@ import (
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/jit"
-	"github.com/orcgo/orcrt/jit/internal/jittest"
+	"github.com/orcgo/orcrt/internal/jittest"
 )
 
 func start(t *testing.T, opts jit.Options) *jit.JIT {

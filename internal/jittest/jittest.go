@@ -38,7 +38,7 @@ func Controller(t testing.TB) string {
 
 func build() {
 	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(self), "..", "..", "controller")
+	dir := filepath.Join(filepath.Dir(self), "..", "..", "jit", "controller")
 	h := sha256.New()
 	for _, f := range []string{"controller.cpp", "build.sh"} {
 		b, rerr := os.ReadFile(filepath.Join(dir, f))
