@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/jit"
 	"github.com/orcgo/orcrt/internal/jittest"
+	"github.com/orcgo/orcrt/jit"
 )
 
 func start(t *testing.T, opts jit.Options) *jit.JIT {

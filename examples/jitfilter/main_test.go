@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/jit"
 	"github.com/orcgo/orcrt/internal/jittest"
+	"github.com/orcgo/orcrt/jit"
 )
 
 func TestFilter(t *testing.T) {
