@@ -3,17 +3,13 @@
 package serve
 
 import (
-	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/orcgo/orcrt/rt"
 )
 
 // loopbackPair returns both ends of a loopback TCP connection.
@@ -55,39 +51,4 @@ func TestPolicy(t *testing.T) {
 	assert.Equal(t, os.Getpid(), pr.pid, "SO_PEERCRED's pid")
 	assert.Equal(t, os.Getegid(), pr.gid)
 	assert.Equal(t, "unix", pr.network)
-}
-
-// TestActivity: the idle timeout fires only with no call in flight and
-// nothing read for the timeout.
-func TestActivity(t *testing.T) {
-	a := &activity{}
-	a.touch()
-	release := make(chan struct{})
-	ran := make(chan struct{})
-	a.Dispatch(rt.NewTask(func() { close(ran); <-release }))
-	<-ran
-	fired := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go a.watch(ctx, 40*time.Millisecond, func() { close(fired) })
-	select {
-	case <-fired:
-		t.Fatal("idle while a call runs")
-	case <-time.After(200 * time.Millisecond):
-	}
-	close(release)
-	select {
-	case <-fired:
-	case <-time.After(5 * time.Second):
-		t.Fatal("never idle after the call returned")
-	}
-	assert.Zero(t, a.busy.Load())
-}
-
-func TestCutField(t *testing.T) {
-	h, r, ok := cutField("session\x0012")
-	assert.Equal(t, []any{"session", "12", true}, []any{h, r, ok})
-	h, _, ok = cutField("ready")
-	assert.Equal(t, "ready", h)
-	assert.False(t, ok)
 }

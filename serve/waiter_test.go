@@ -16,9 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
-
-	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt/dialect"
 )
 
 // testListener is a Unix listening socket as serve keeps it (rawListener:
@@ -102,6 +99,25 @@ func (tw *testWaiter) returned() bool {
 	}
 }
 
+// waitReturned waits for n of tws to return.
+func waitReturned(t *testing.T, tws []*testWaiter, n, round int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := 0
+		for _, tw := range tws {
+			if tw.returned() {
+				got++
+			}
+		}
+		if got == n {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "round %d: %d of %d connections taken", round, got, n)
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestWaitersRace: armed workers racing on one listening socket (epoll
 // with EPOLLEXCLUSIVE, accept4 on the shared non-blocking socket): each
 // connection is taken by exactly one, each taker has exactly one, the
@@ -136,20 +152,7 @@ func TestWaitersRace(t *testing.T) {
 		}
 		wg.Wait()
 		// Exactly conns waiters return, each with a connection.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			n := 0
-			for _, tw := range tws {
-				if tw.returned() {
-					n++
-				}
-			}
-			if n == conns {
-				break
-			}
-			require.True(t, time.Now().Before(deadline), "round %d: %d of %d connections taken", round, n, conns)
-			time.Sleep(time.Millisecond)
-		}
+		waitReturned(t, tws, conns, round)
 		time.Sleep(5 * time.Millisecond) // a second taker would show now
 		var takers []*testWaiter
 		for _, tw := range tws {
@@ -158,7 +161,7 @@ func TestWaitersRace(t *testing.T) {
 				require.NotNil(t, tw.acc, "round %d: a waiter returned without a connection", round)
 				assert.False(t, tw.acc.handed)
 				assert.Equal(t, os.Getpid(), tw.acc.peer.pid)
-				tw.w.close() // as workerMain does
+				tw.w.close() // as RunWorker does
 				takers = append(takers, tw)
 			}
 		}
@@ -287,59 +290,4 @@ func TestWaiterShutdown(t *testing.T) {
 			assert.Equal(t, []int{-1}, tw.w.ls, "the shut-down socket dropped")
 		})
 	}
-}
-
-// TestMapCounter: the session counter is shared through the memfd.
-func TestMapCounter(t *testing.T) {
-	fd, err := unix.MemfdCreate("test-ids", unix.MFD_CLOEXEC)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	require.NoError(t, unix.Ftruncate(fd, 8))
-	var ctrs []*uint64
-	for range 2 {
-		dup, err := unix.Dup(fd)
-		require.NoError(t, err)
-		ctr, unmap, err := mapCounter(dup)
-		require.NoError(t, err)
-		defer unmap()
-		ctrs = append(ctrs, ctr)
-	}
-	*ctrs[0]++
-	*ctrs[1]++
-	assert.Equal(t, uint64(2), *ctrs[0])
-}
-
-// TestWarmUp: the warm-up leaves no descriptor behind, takes nothing
-// from the listening sockets, and encodes the Setup the session will
-// send.
-func TestWarmUp(t *testing.T) {
-	ex, err := executor.New(Session{dialect: dialect.Latest}.options())
-	require.NoError(t, err)
-	defer ex.Close()
-	ln, path := testListener(t)
-	tl, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer tl.Close()
-	traw, err := rawListener(tl, "listen="+tl.Addr().String())
-	require.NoError(t, err)
-	defer traw.file.Close()
-
-	// A connection waiting on each listener must still be there after.
-	uc, err := net.Dial("unix", path)
-	require.NoError(t, err)
-	defer uc.Close()
-	fds := func() int {
-		ents, err := os.ReadDir("/proc/self/fd")
-		require.NoError(t, err)
-		return len(ents)
-	}
-	before := fds()
-	warmUp(ex, Session{}.options().Wire, []int{ln.fd, traw.fd}, policy{self: os.Geteuid()})
-	assert.Equal(t, before, fds(), "descriptors")
-
-	nfd, _, err := unix.Accept4(ln.fd, unix.SOCK_CLOEXEC)
-	require.NoError(t, err, "the waiting connection")
-	_ = unix.Close(nfd)
-	payload := ex.BootstrapInfo().SetupPayload()
-	assert.Same(t, &payload[0], &ex.BootstrapInfo().SetupPayload()[0], "the Setup payload encoded ahead")
 }

@@ -86,7 +86,7 @@ func (c *workerConn) stopWatch() {
 func (c *workerConn) SyscallConn() (syscall.RawConn, error) {
 	sc, ok := c.Conn.(syscall.Conn)
 	if !ok {
-		return nil, errors.New("orcrt-executor: serve worker: connection has no raw descriptor")
+		return nil, errors.New("serve: worker: connection has no raw descriptor")
 	}
 	return sc.SyscallConn()
 }
