@@ -17,7 +17,7 @@
 TEST_EXTRA += api-check
 
 api-check:
-	@$(GO) test -count=1 -run '^TestAPI$$' -v ./internal/apicheck | grep -E 'apicheck|^(ok|FAIL|---)'; exit $${PIPESTATUS[0]}
+	@$(GO) test -count=1 -run '^TestAPI$$' -v ./internal/apicheck | grep -E '_test.go:|^(ok|FAIL|---)'; exit $${PIPESTATUS[0]}
 
 api-release:
 	@[[ "$(VERSION)" =~ ^v0\.[0-9]+\.[0-9]+$$ ]] || { echo 'api-release: VERSION=v0.N.M'; exit 1; }

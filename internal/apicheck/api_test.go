@@ -227,7 +227,11 @@ func listing(a *api) []string {
 			name := objectName(a.mod.Path, obj)
 			tn, ok := obj.(*types.TypeName)
 			if !ok {
-				add(name, types.ObjectString(obj, q))
+				what := types.ObjectString(obj, q)
+				if c, ok := obj.(*types.Const); ok {
+					what += " = " + c.Val().ExactString()
+				}
+				add(name, what)
 				continue
 			}
 			switch u := tn.Type().Underlying().(type) {
