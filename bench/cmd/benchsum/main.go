@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -20,12 +21,33 @@ type target struct {
 	line                                   int
 }
 
+// readStored reads the stored baselines into one: their figures (the
+// arm64 ones are named .../goarch=arm64), recorded by one Go release.
+func readStored(paths []string) (*benchdata.InstrBaseline, error) {
+	var all *benchdata.InstrBaseline
+	for _, p := range paths {
+		b, err := benchdata.ReadInstrBaseline(p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = b
+			continue
+		}
+		if b.GoVersion != all.GoVersion {
+			return nil, fmt.Errorf("benchsum: %s was recorded by %s, %s by %s: re-record them with one release", p, b.GoVersion, paths[0], all.GoVersion)
+		}
+		maps.Copy(all.PerOp, b.PerOp)
+	}
+	return all, nil
+}
+
 func main() {
 	targets := flag.String("targets", "bench/targets.txt", "targets table")
 	tests := flag.String("tests", "", "`go test -v` output holding the tests of unit \"test\"")
 	goals := flag.String("goals", "", "goals table: printed after the verdict, never failing it")
 	strict := flag.Bool("strict", false, "exit 1 if a target fails")
-	storedFile := flag.String("stored", "", "stored instruction baseline (profiles/instructions-$GOARCH.txt): the anchor \"stored\"")
+	storedFiles := flag.String("stored", "", "stored instruction baselines, comma-separated (profiles/instructions-amd64.txt,profiles/instructions-arm64.txt): the anchor \"stored\"")
 	units := flag.String("units", "", "judge only the targets and goals of these units (comma-separated; e.g. instructions/op for `make bench-instr`)")
 	flag.Parse()
 	ts, err := readTargets(*targets)
@@ -53,8 +75,8 @@ func main() {
 		testOut = string(b)
 	}
 	in := inputs{set: set, testOut: testOut}
-	if *storedFile != "" {
-		if in.stored, err = benchdata.ReadInstrBaseline(*storedFile); err != nil {
+	if *storedFiles != "" {
+		if in.stored, err = readStored(strings.Split(*storedFiles, ",")); err != nil {
 			fatal(err)
 		}
 	}
