@@ -12,7 +12,7 @@
 //	ok, err := filter.Call(9)
 //
 // Requests travel over the session's own connection, as calls from the
-// executor to the controller (docs/protocol.md §10). Each module is a
+// executor to the controller (docs/protocol.md §11). Each module is a
 // JITDylib of its own: modules may define the same names, and
 // [Module.Remove] releases one, waiting for Go calls into it in flight.
 //

@@ -41,6 +41,9 @@ type Options struct {
 	Stderr io.Writer
 	// Logger receives the executor sessions' errors (nil: none).
 	Logger executor.Logger
+	// TraceWire logs every message between this process and the
+	// controller at debug level through Logger.
+	TraceWire bool
 }
 
 // JIT is a controller process, LLVM 22's ORC, compiling and linking code

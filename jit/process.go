@@ -101,6 +101,7 @@ func newExecutor(opts *Options, ready chan<- string) (*executor.Executor, error)
 		Dialect:     dialect.LLVM22,
 		HostSymbols: opts.HostSymbols,
 		EndOfInput:  executor.EndDetach,
+		TraceWire:   opts.TraceWire,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jit: %w", err)

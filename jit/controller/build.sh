@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# build.sh OUTPUT: builds orcrt-jit-controller (controller.cpp) against
-# Debian's llvm-22-dev with clang++-22. Without them it names the packages
-# to install and exits 1.
+# build.sh OUTPUT [SOURCE]: builds orcrt-jit-controller (controller.cpp),
+# or another C++ program against LLVM 22 (the benchmarks' in-process
+# reference), with Debian's llvm-22-dev and clang++-22. Without them it
+# names the packages to install and exits 1.
 set -euo pipefail
-[[ $# -eq 1 ]] || { echo "usage: $0 OUTPUT" >&2; exit 2; }
+[[ $# -eq 1 || $# -eq 2 ]] || { echo "usage: $0 OUTPUT [SOURCE]" >&2; exit 2; }
 out=$1
-src="$(cd "$(dirname "$0")" && pwd)/controller.cpp"
+src=${2:-"$(cd "$(dirname "$0")" && pwd)/controller.cpp"}
 llvm_config=$(command -v llvm-config-22 || echo /usr/lib/llvm-22/bin/llvm-config)
 cxx=$(command -v clang++-22 || echo /usr/lib/llvm-22/bin/clang++)
 if [[ ! -x $llvm_config || ! -f /usr/lib/llvm-22/include/llvm/ExecutionEngine/Orc/LLJIT.h ]]; then

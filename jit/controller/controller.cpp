@@ -320,8 +320,12 @@ Expected<std::unique_ptr<LLJIT>> build(int In, int Out, StringRef Runtime) {
     return EPC.takeError();
   LLJITBuilder B;
   B.setExecutorProcessControl(std::move(*EPC));
+  // Without the ORC runtime no initializer runs: LLJIT's generic IR
+  // platform would look up atexit and __dso_handle per JITDylib.
   if (!Runtime.empty())
     B.setPlatformSetUp(ExecutorNativePlatform(Runtime.str()));
+  else
+    B.setPlatformSetUp(setUpInactivePlatform);
   return B.create();
 }
 

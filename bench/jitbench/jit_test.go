@@ -1,0 +1,233 @@
+//go:build linux && cgo
+
+package jitbench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/internal/cmem"
+	"github.com/orcgo/orcrt/internal/jittest"
+	"github.com/orcgo/orcrt/jit"
+)
+
+// cSource is the 20-line C function of kind=c.
+const cSource = `#include <stdint.h>
+
+static int64_t mix(int64_t h, int64_t v) {
+  h ^= v;
+  h *= 0x100000001b3;
+  return h;
+}
+
+int64_t score(int64_t x) {
+  int64_t h = 0xcbf29ce484222325;
+  for (int i = 0; i < 8; i++) {
+    int64_t digit = (x >> (8 * i)) & 0xff;
+    if (digit == 0)
+      continue;
+    h = mix(h, digit);
+    if (h < 0)
+      h = -h;
+  }
+  return h % 1000;
+}
+`
+
+// inputs holds the benchmark's files: the C source, its object and IR,
+// and the 1,000-function object.
+type inputs struct {
+	dir                       string
+	c, obj, ir, obj1000       string
+	objBytes, irBytes, o1000B []byte
+}
+
+func prepare(b *testing.B) *inputs {
+	b.Helper()
+	in := &inputs{dir: b.TempDir()}
+	in.c = filepath.Join(in.dir, "score.c")
+	in.obj = filepath.Join(in.dir, "score.o")
+	in.ir = filepath.Join(in.dir, "score.ll")
+	in.obj1000 = filepath.Join(in.dir, "f1000.o")
+	write(b, in.c, cSource)
+	run(b, "clang-22", "-c", "-fPIC", "-O2", in.c, "-o", in.obj)
+	run(b, "clang-22", "-S", "-emit-llvm", "-fPIC", "-O2", in.c, "-o", in.ir)
+	var big strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&big, "long f%d(long x) { return x * %d + %d; }\n", i, i+1, i)
+	}
+	c1000 := filepath.Join(in.dir, "f1000.c")
+	write(b, c1000, big.String())
+	run(b, "clang-22", "-c", "-fPIC", "-O2", c1000, "-o", in.obj1000)
+	in.objBytes, in.irBytes, in.o1000B = read(b, in.obj), read(b, in.ir), read(b, in.obj1000)
+	return in
+}
+
+func BenchmarkJIT(b *testing.B) {
+	in := prepare(b)
+	ctl := jittest.Controller(b)
+	inproc := jittest.Program(b, "csrc/inproc.cpp")
+	for _, kind := range []string{"ir", "object", "c"} {
+		for _, impl := range []string{"orcrt-jit", "orcrt-jit-orcrt", "lljit-inprocess", "llvm-jitlink-spawn"} {
+			if impl == "llvm-jitlink-spawn" && kind != "object" {
+				continue
+			}
+			b.Run("op=add-lookup/kind="+kind+"/impl="+impl, func(b *testing.B) {
+				switch impl {
+				case "lljit-inprocess":
+					benchInproc(b, inproc, kind, in)
+				case "llvm-jitlink-spawn":
+					for b.Loop() {
+						run(b, "/usr/lib/llvm-22/bin/llvm-jitlink", "-noexec", "-entry=score", in.obj)
+					}
+				default:
+					benchOurs(b, ctl, impl == "orcrt-jit", kind, in)
+				}
+			})
+		}
+	}
+	b.Run("op=add-lookup/kind=object1000/impl=orcrt-jit", func(b *testing.B) {
+		j := startJIT(b, ctl, true)
+		for i := 0; b.Loop(); i++ {
+			addLookupRemove(b, j, "object", in.o1000B, "", "f999", i)
+		}
+		b.ReportMetric(float64(peakRSS(b, j.ControllerPID())), "peak-rss-KiB")
+	})
+}
+
+func startJIT(b *testing.B, ctl string, noRuntime bool) *jit.JIT {
+	b.Helper()
+	j, err := jit.Start(context.Background(), jit.Options{Controller: ctl, NoORCRuntime: noRuntime})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = j.Close() })
+	return j
+}
+
+func benchOurs(b *testing.B, ctl string, noRuntime bool, kind string, in *inputs) {
+	j := startJIT(b, ctl, noRuntime)
+	data := map[string][]byte{"ir": in.irBytes, "object": in.objBytes}[kind]
+	addLookupRemove(b, j, kind, data, cSource, "score", -1) // warm-up, as inproc's
+	for i := 0; b.Loop(); i++ {
+		addLookupRemove(b, j, kind, data, cSource, "score", i)
+	}
+}
+
+// addLookupRemove makes sym callable and removes its module untimed.
+func addLookupRemove(b *testing.B, j *jit.JIT, kind string, data []byte, src, sym string, i int) {
+	ctx := context.Background()
+	name := "m" + strconv.Itoa(i)
+	var m *jit.Module
+	var err error
+	switch kind {
+	case "ir":
+		m, err = j.AddIR(ctx, name, data)
+	case "object":
+		m, err = j.AddObject(ctx, name, data)
+	case "c":
+		m, err = j.AddC(ctx, name, src)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := m.Lookup(ctx, sym); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if err := m.Remove(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+}
+
+// benchInproc runs b.N operations in csrc/inproc.cpp and reports its
+// mean as ns/op.
+func benchInproc(b *testing.B, prog, kind string, in *inputs) {
+	file := map[string]string{"ir": in.ir, "object": in.obj, "c": in.c}[kind]
+	out, err := exec.Command(prog, kind, file, "score", strconv.Itoa(b.N)).CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", prog, err, out)
+	}
+	ns, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "ns/op ")
+	v, err := strconv.ParseFloat(ns, 64)
+	if !ok || err != nil {
+		b.Fatalf("%s printed %q", prog, out)
+	}
+	b.ReportMetric(v, "ns/op")
+}
+
+// BenchmarkJITCall calls a JIT'd function inside Func.Batch, beside the
+// empty cgo call that is its floor.
+func BenchmarkJITCall(b *testing.B) {
+	b.Run("impl=jit-held", func(b *testing.B) {
+		j := startJIT(b, jittest.Controller(b), true)
+		m, err := j.AddC(context.Background(), "inc", "long inc(long x) { return x + 1; }")
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs, err := m.Lookup(context.Background(), "inc")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := executor.Typed1[int64, int64](fs[0])
+		if err := fs[0].Batch(func() {
+			x := int64(0)
+			for b.Loop() {
+				x = f.CallHeld(x)
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("impl=cgo-empty", func(b *testing.B) {
+		for b.Loop() {
+			cmem.CallEmpty()
+		}
+	})
+}
+
+func peakRSS(b *testing.B, pid int) int {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(st)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	return 0
+}
+
+func write(b *testing.B, path, s string) {
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func read(b *testing.B, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func run(b *testing.B, name string, args ...string) {
+	var out bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.Bytes())
+	}
+}
