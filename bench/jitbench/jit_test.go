@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/internal/cmem"
@@ -99,7 +100,7 @@ func BenchmarkJIT(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			addLookupRemove(b, j, "object", in.o1000B, "", "f999", i)
 		}
-		b.ReportMetric(float64(peakRSS(b, j.ControllerPID())), "peak-rss-KiB")
+		b.ReportMetric(float64(statusKiB(j.ControllerPID(), "VmHWM:")), "peak-rss-KiB")
 	})
 }
 
@@ -195,13 +196,12 @@ func BenchmarkJITCall(b *testing.B) {
 	})
 }
 
-func peakRSS(b *testing.B, pid int) int {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
+// statusKiB reads a KiB field of /proc/PID/status (0 once the process
+// is gone).
+func statusKiB(pid int, field string) int {
+	st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	for line := range strings.Lines(string(st)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 			return n
 		}
@@ -229,5 +229,79 @@ func run(b *testing.B, name string, args ...string) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.Bytes())
+	}
+}
+
+// BenchmarkHostSize reports the size and peak RSS of a Go host of package
+// jit (examples/jitfilter, filtering 1,000,000 numbers) beside those of a
+// Go program linking LLVM 22's ORC statically (testdata/staticllvm,
+// creating an LLJIT). Set ORCRT_BENCH_HOSTSIZE=1: linking LLVM takes a
+// while.
+func BenchmarkHostSize(b *testing.B) {
+	if os.Getenv("ORCRT_BENCH_HOSTSIZE") == "" {
+		b.Skip("set ORCRT_BENCH_HOSTSIZE=1")
+	}
+	dir := b.TempDir()
+	host, static := filepath.Join(dir, "jitfilter"), filepath.Join(dir, "staticllvm")
+	run(b, "go", "build", "-o", host, "../../examples/jitfilter")
+	lc := "/usr/lib/llvm-22/bin/llvm-config"
+	flag := func(args ...string) string {
+		out, err := exec.Command(lc, args...).Output()
+		if err != nil {
+			b.Fatalf("%s %v: %v", lc, args, err)
+		}
+		// Debian ships libzstd.so.1 without the -dev symlink.
+		return strings.ReplaceAll(strings.TrimSpace(string(out)), "-lzstd", "-l:libzstd.so.1")
+	}
+	build := exec.Command("go", "build", "-o", static, "./testdata/staticllvm")
+	build.Env = append(os.Environ(), "CGO_CFLAGS=-I"+flag("--includedir"),
+		"CGO_LDFLAGS=-L"+flag("--libdir")+" "+flag("--link-static", "--libs", "orcjit", "native")+" "+
+			flag("--link-static", "--system-libs")+" -lstdc++")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building staticllvm: %v\n%s", err, out)
+	}
+	ctl := jittest.Controller(b)
+	for _, p := range []struct{ name, path string }{{"impl=orcrt-jit-host", host}, {"impl=static-libllvm", static}} {
+		b.Run(p.name, func(b *testing.B) {
+			st, err := os.Stat(p.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rss := 0
+			for b.Loop() {
+				rss = max(rss, runWatchingRSS(b, p.path, jit.ControllerEnv+"="+ctl))
+			}
+			b.ReportMetric(float64(st.Size()), "binary-bytes")
+			b.ReportMetric(float64(rss), "peak-rss-KiB")
+		})
+	}
+}
+
+// runWatchingRSS runs the host and returns its own peak RSS, read from
+// /proc while it runs: the rusage of a waited process also counts the
+// children it waited for (clang).
+func runWatchingRSS(b *testing.B, path, env string) int {
+	cmd := exec.Command(path, "x % 7 == 3")
+	cmd.Env = append(os.Environ(), env)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	peak := 0
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Fatalf("%s: %v\n%s", path, err, out.Bytes())
+			}
+			return peak
+		case <-tick.C:
+			peak = max(peak, statusKiB(cmd.Process.Pid, "VmHWM:"))
+		}
 	}
 }
