@@ -54,14 +54,6 @@ type Logger interface {
 	Error(msg string, args ...any)
 }
 
-// discardLogger is the Logger of a Config without one.
-type discardLogger struct{}
-
-func (discardLogger) Debug(string, ...any) {}
-func (discardLogger) Info(string, ...any)  {}
-func (discardLogger) Warn(string, ...any)  {}
-func (discardLogger) Error(string, ...any) {}
-
 // WorkerArg, as a binary's first argument, makes it a serve worker
 // (MaybeRunWorker, RunWorker).
 const WorkerArg = "__orcrt-serve-worker"

@@ -211,6 +211,14 @@ func (s *server) release() {
 	}
 }
 
+// discardLogger is the Logger of a Config without one.
+type discardLogger struct{}
+
+func (discardLogger) Debug(string, ...any) {}
+func (discardLogger) Info(string, ...any)  {}
+func (discardLogger) Warn(string, ...any)  {}
+func (discardLogger) Error(string, ...any) {}
+
 // sessions is active, taking s.mu.
 func (s *server) sessions() int {
 	s.mu.Lock()
