@@ -29,7 +29,6 @@
 // left. The Logger is called from many goroutines at once. A [Session]
 // serves one connection on the calling goroutine.
 //
-// The worker side needs cgo; on other systems or without cgo, Run,
-// ReadStatus and RunWorker return an error wrapping
-// errors.ErrUnsupported.
+// Serving needs Linux and cgo: elsewhere Run and ReadStatus return an
+// error wrapping errors.ErrUnsupported, and a worker exits 1.
 package serve
