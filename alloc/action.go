@@ -220,14 +220,19 @@ func runOne(s *rt.Session, c sps.WrapperCall, b *resultBuf) error {
 		}
 		return &ActionError{Fn: c.Fn, Msg: fmt.Sprintf("alloc: action %#x: %v", uint64(c.Fn), err), Err: err}
 	}
-	return decodeActionResult(c.Fn, res)
+	return decodeActionResult(s, c.Fn, res)
 }
 
-// decodeActionResult decodes an action's result bytes as an SPSError.
-// Trailing bytes are ignored, as LLVM ignores them. (Decoded by hand: going
-// through the sps.ErrorCodec interface would move the Decoder to the heap.)
-func decodeActionResult(fn sps.Addr, res []byte) error {
+// decodeActionResult decodes an action's result bytes as an SPSError;
+// under orc-rt's allocation actions (LLVM main) an empty result is
+// success too. Trailing bytes are ignored, as LLVM ignores them. (Decoded
+// by hand: going through the sps.ErrorCodec interface would move the
+// Decoder to the heap.)
+func decodeActionResult(s *rt.Session, fn sps.Addr, res []byte) error {
 	if len(res) > 0 && res[0] == 0 {
+		return nil
+	}
+	if len(res) == 0 && s != nil && s.Dialect().OrcRTAllocActions {
 		return nil
 	}
 	d := sps.NewDecoder(res)
@@ -269,5 +274,5 @@ func runGo(s *rt.Session, fn rt.WrapperFunc, borrows bool, c sps.WrapperCall) (e
 	if msg, ok := r.OutOfBandError(); ok {
 		return &ActionError{Fn: c.Fn, Msg: msg, Err: r.Err()}
 	}
-	return decodeActionResult(c.Fn, r.Bytes())
+	return decodeActionResult(s, c.Fn, r.Bytes())
 }

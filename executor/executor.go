@@ -396,7 +396,12 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 		}
 		e.s.Shutdown(nil)
 	})
-	ca := simpleremote.New(conn, e.opts.Wire)
+	var wire simpleremote.Options
+	if e.opts.Wire != nil {
+		wire = *e.opts.Wire
+	}
+	wire.Wire = e.Dialect().Wire // what Results and Hangups mean
+	ca := simpleremote.New(conn, &wire)
 	e.mu.Lock()
 	e.ca = ca
 	e.mu.Unlock()

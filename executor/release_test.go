@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/orcgo/orcrt/internal/crossexec"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 )
 
@@ -127,21 +128,33 @@ func TestIdentifiesLLVM23(t *testing.T) {
 }
 
 // TestUnknownNewerRelease: a controller of a release newer than any orcrt
-// knows gets orcrt's newest dialect, a log line saying which and why, and,
-// when it fails at Setup (hangs up without a call), a message naming the
-// release and saying orcrt does not speak it yet.
+// knows gets orcrt's newest dialect and a log line saying which and why;
+// when it fails at Setup (ends the session without a call), and when it
+// breaks the protocol, orcrt's error names the release and says orcrt
+// does not speak it yet.
 func TestUnknownNewerRelease(t *testing.T) {
+	unspoken := "(the controller is LLVM 99, which orcrt does not speak yet; it spoke " + dialect.Newest.Name + ": path of pid"
 	out := runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-99/bin"), "llvm-jitlink", "")
 	assert.Contains(t, out, "controller=99", out)
 	assert.Contains(t, out, `msg="dialect: orcrt does not speak the controller's LLVM release" controller=99`, out)
-	assert.Contains(t, out, "LLVM 99 is newer than any release orcrt knows and orcrt does not speak it yet", out)
-	assert.Contains(t, out, "the controller (LLVM 99) hung up without a call", out)
-	assert.Contains(t, out, "executor: exit status 0", out)
-	t.Log(strings.TrimSpace(out))
-
-	// A session that fails names the release in the executor's error.
-	out = runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-99/bin"), "llvm-jitlink", "", helperBadEnv+"=1")
-	assert.Regexp(t, `orcrt-executor: .*\(the controller is LLVM 99, which orcrt does not speak yet; it spoke LLVM 23: path of pid`, out)
+	assert.Contains(t, out, "LLVM 99 is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks "+dialect.Newest.Name, out)
+	// The newest dialect (main's) counts an end without Hangup as an error.
+	assert.Contains(t, out, "orcrt-executor: Connection closed without hangup "+unspoken, out)
 	assert.Contains(t, out, "executor: exit status 1", out)
 	t.Log(strings.TrimSpace(out))
+
+	out = runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-99/bin"), "llvm-jitlink", "", helperBadEnv+"=1")
+	assert.Contains(t, out, "orcrt-executor: Message size too small "+unspoken, out)
+	assert.Contains(t, out, "executor: exit status 1", out)
+	t.Log(strings.TrimSpace(out))
+}
+
+// TestUnspokenOlderRelease: a controller of a release orcrt never spoke
+// (17) gets the dialect for controllers not identified, and, hanging up
+// without a call, the note naming its release.
+func TestUnspokenOlderRelease(t *testing.T) {
+	out := runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-17/bin"), "llvm-jitlink", "")
+	assert.Contains(t, out, "orcrt does not speak LLVM 17", out)
+	assert.Contains(t, out, "the controller (LLVM 17) hung up without a call; orcrt spoke "+dialect.Unidentified.Name, out)
+	assert.Contains(t, out, "executor: exit status 0", out)
 }

@@ -33,6 +33,20 @@ type Dialect struct {
 	// orc_rt_ci_sps_NativeDylibManager_{load,lookup}), as LLVM 23's executor
 	// publishes them.
 	NativeDylibManager bool
+	// OrcRTNames: the names LLVM main's controller looks up are published
+	// too: __orc_rt_jit_dispatch(_ctx) for the dispatch pair,
+	// orc_rt_ci_sps_call_main for run_as_main and orc_rt_ci_sps_mem_* for
+	// the memory access (read_buffers taking (address, size) pairs).
+	OrcRTNames bool
+	// GDBActionRangeOnly: GDBAllocAction takes the range alone, without
+	// 22's bool (orc-rt's orc_rt_ci_aa_sps_GDBJITRegistrar_register).
+	GDBActionRangeOnly bool
+	// OrcRTAllocActions: an allocation action's empty result is success,
+	// as orc-rt's AllocActionFn returns it (only an out-of-band error
+	// fails one there); SPSError results keep their meaning.
+	OrcRTAllocActions bool
+	// Wire is how Results and Hangups travel.
+	Wire WireProtocol
 	// MemReads: the __llvm_orc_bootstrap_mem_read_* family and
 	// mem_write_pointers exist.
 	MemReads bool
@@ -81,6 +95,19 @@ const (
 	// by the dylib manager's Instance value, which no handle equals.
 	ResolveEitherForm
 )
+
+// WireProtocol is what a Result's tag and a Hangup's payload mean.
+type WireProtocol struct {
+	// ResultKinds: a Result's tag is its kind, 0 a value and 1 an
+	// out-of-band error whose message is the payload, an SPSString (LLVM
+	// main since llvm-project PRs #223378 and #223916). Without it the
+	// tag is 0 and an out-of-band error is an empty payload.
+	ResultKinds bool
+	// HangupReasons: a Hangup carries an SPSError both ways, one holding
+	// an error ends the session with it, and an end of input without a
+	// Hangup is an error (LLVM main since #218586).
+	HangupReasons bool
+}
 
 // Function names one of orcrt's functions a ProcessSymbol stands for.
 type Function uint8
@@ -185,8 +212,31 @@ var (
 	}
 )
 
+// LLVMMain is LLVM's main branch, the future 24, as of its sources of
+// September 2026: LLVM 23's dialect plus the orc-rt names its controller
+// looks up instead of the legacy ones, the result kind in a Result's tag
+// and Hangups carrying an error.
+var LLVMMain = &Dialect{
+	Name:               "LLVM main (24)",
+	Releases:           []int{24},
+	SetupBootstrapMap:  true,
+	Memory:             MemoryInitialize,
+	Lookup:             ResolveEitherForm,
+	NativeMemoryMap:    true,
+	NativeDylibManager: true,
+	OrcRTNames:         true,
+	MemReads:           true,
+	EHFrameRegister:    "llvm_orc_registerEHFrameAllocAction",
+	EHFrameDeregister:  "llvm_orc_deregisterEHFrameAllocAction",
+	GDBAllocAction:     "orc_rt_ci_aa_sps_GDBJITRegistrar_register",
+	GDBActionRangeOnly: true,
+	OrcRTAllocActions:  true,
+	Wire:               WireProtocol{ResultKinds: true, HangupReasons: true},
+	Messages:           messages22,
+}
+
 // All lists every dialect, oldest first.
-var All = []*Dialect{LLVM14, LLVM19, LLVM22, LLVM23}
+var All = []*Dialect{LLVM14, LLVM19, LLVM22, LLVM23, LLVMMain}
 
 // Latest is the dialect of the newest release proven against its own
 // controller binaries: the default of a Session and of executor.New.
@@ -199,7 +249,7 @@ var Unidentified = LLVM23
 
 // Newest is the dialect of the newest release orcrt knows, spoken to a
 // controller of a newer release than any orcrt knows.
-var Newest = LLVM23
+var Newest = LLVMMain
 
 // SetupCodec is the layout of d's Setup message.
 func (d *Dialect) SetupCodec() sps.Codec[sps.SetupInfo] {

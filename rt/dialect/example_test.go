@@ -18,5 +18,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// LLVM 14-16 bootstrap map in Setup: false finalize protocol: true
-	// dialect: LLVM 13 is not supported (supported: 14, 15, 16, 19, 22, 23)
+	// dialect: LLVM 13 is not supported (supported: 14, 15, 16, 19, 22, 23, 24)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 	// process that is mostly its executor (orcrt-executor uses
 	// ExecutorReadSpin) gains, a host busy with other I/O may not.
 	ReadSpin time.Duration
+	// Wire is what a Result's tag and a Hangup's payload mean: the
+	// Session's dialect's (executor.Serve sets it); the zero value is
+	// LLVM 14-23's.
+	Wire dialect.WireProtocol
 }
 
 // ExecutorReadSpin is orcrt-executor's Options.ReadSpin: it covers a
@@ -149,6 +154,7 @@ func (ca *CA) Connect(h *rt.SessionHandle, bi *rt.BootstrapInfo) error {
 // readLoop is the connection's only reader; it never runs a call.
 func (ca *CA) readLoop() {
 	var err error
+	hungUp := false
 	var n uint64 // counted here, published once: nothing on the per-message path
 loop:
 	for {
@@ -159,6 +165,8 @@ loop:
 		if rerr != nil {
 			if rerr != io.EOF {
 				err = rerr
+			} else if ca.opts.Wire.HangupReasons {
+				err = ErrNoHangup
 			}
 			break
 		}
@@ -170,7 +178,14 @@ loop:
 		case OpCallWrapper:
 			ca.h.HandleWrapperCallReleasing(hdr.Tag, payload, hdr.SeqNo, ca.rel)
 		case OpResult:
-			// TagAddr is not checked, as in the stock executor.
+			// TagAddr is not checked, as in the stock executor, unless it
+			// is the result's kind.
+			res := rt.ResultBytes(payload)
+			if ca.opts.Wire.ResultKinds {
+				if res, err = resultOfKind(uint64(hdr.Tag), payload); err != nil {
+					break loop
+				}
+			}
 			ca.mu.Lock()
 			call, ok := ca.pending[hdr.SeqNo]
 			delete(ca.pending, hdr.SeqNo)
@@ -179,9 +194,15 @@ loop:
 				err = &NoCallError{SeqNo: hdr.SeqNo}
 				break loop
 			}
-			ca.h.HandleControllerCallResult(call, rt.ResultBytes(payload))
+			ca.h.HandleControllerCallResult(call, res)
 		case OpHangup:
-			break loop // orderly, whatever the payload (22 does not decode it)
+			// Orderly, whatever the payload (22 does not decode it), unless
+			// Hangups carry their reason.
+			if ca.opts.Wire.HangupReasons {
+				err = hangupReason(hdr, payload)
+			}
+			hungUp = true
+			break loop
 		case OpSetup:
 			err = ErrUnexpectedSetup
 			break loop
@@ -191,7 +212,62 @@ loop:
 		}
 	}
 	ca.received.Store(n) // before finish, which notifies the Session
+	if err != nil && !hungUp && ca.opts.Wire.HangupReasons && ca.opts.HangupTimeout >= 0 {
+		ca.hangupWith(err)
+	}
 	ca.finish(err)
+}
+
+// hangupWith tells the controller, if it still reads, why the session
+// ends (bounded by Options.HangupTimeout), before the reader finishes.
+func (ca *CA) hangupWith(reason error) {
+	t := time.AfterFunc(ca.opts.HangupTimeout, ca.closeConn)
+	defer t.Stop()
+	_ = ca.wr.WriteLast(OpHangup, 0, 0, sps.Marshal(sps.ErrorCodec, reason))
+}
+
+// resultOfKind is a Result under dialect.WireProtocol.ResultKinds: kind 0
+// a value, kind 1 an out-of-band error whose message is an SPSString
+// (llvm-project PRs #223378 and #223916).
+func resultOfKind(kind uint64, payload []byte) (rt.WrapperResult, error) {
+	switch kind {
+	case resultValue:
+		return rt.ResultBytes(payload), nil
+	case resultOutOfBandError:
+		d := sps.NewDecoder(payload)
+		msg := d.String()
+		if d.Failed() {
+			msg = "Malformed result message: could not deserialize out-of-band error"
+		}
+		return rt.OutOfBandResult(msg), nil
+	}
+	return rt.WrapperResult{}, &ResultKindError{Kind: kind}
+}
+
+// The result kinds of dialect.WireProtocol.ResultKinds.
+const (
+	resultValue          = 0
+	resultOutOfBandError = 1
+)
+
+// hangupReason is the end a Hangup carrying an SPSError makes: nil for an
+// orderly one, its error, or ErrMalformedHangup.
+func hangupReason(hdr Header, payload []byte) error {
+	if hdr.SeqNo != 0 || hdr.Tag != 0 {
+		return ErrMalformedHangup
+	}
+	d := sps.NewDecoder(payload)
+	if !d.Bool() {
+		if d.Failed() {
+			return ErrMalformedHangup
+		}
+		return nil
+	}
+	msg := d.String()
+	if d.Failed() {
+		return ErrMalformedHangup
+	}
+	return &HangupError{Msg: msg}
 }
 
 // Received returns how many messages the controller sent; it is final
@@ -302,14 +378,20 @@ func (ca *CA) CallController(tag sps.Addr, args []byte, call *rt.PendingCall) {
 }
 
 // SendWrapperResult implements rt.ControllerAccess: a Result with TagAddr
-// 0, an out-of-band error as an empty payload (docs/protocol.md §4.2).
+// 0, an out-of-band error as an empty payload (docs/protocol.md §4.2), or
+// under Options.Wire.ResultKinds as kind 1 and its message.
 // Results after the connection started ending are dropped; a failed send
 // ends the session.
 func (ca *CA) SendWrapperResult(callID uint64, r rt.WrapperResult) {
 	if ca.state.Load() != stateConnected {
 		return
 	}
-	if err := ca.wr.WriteMsg(OpResult, callID, 0, r.Bytes()); err != nil && err != ErrWriterSealed {
+	var tag sps.Addr
+	payload := r.Bytes()
+	if msg, oob := r.OutOfBandError(); oob && ca.opts.Wire.ResultKinds {
+		tag, payload = resultOutOfBandError, sps.AppendString(nil, msg)
+	}
+	if err := ca.wr.WriteMsg(OpResult, callID, tag, payload); err != nil && err != ErrWriterSealed {
 		ca.fail(err)
 	}
 }

@@ -41,7 +41,29 @@ var (
 	ErrMessageTooLarge error = &ProtocolError{"Message size exceeds the limit"}
 	// ErrNoCall is matched (errors.Is) by *NoCallError.
 	ErrNoCall error = &ProtocolError{"No call for sequence number"}
+
+	// Under dialect.WireProtocol.HangupReasons (LLVM main), in the texts
+	// of main's SimpleRemoteEPC.cpp and orc-rt's SimpleRemoteCA.cpp:
+	// ErrNoHangup is an end of input without a Hangup,
+	ErrNoHangup error = &ProtocolError{"Connection closed without hangup"}
+	// ErrMalformedHangup a Hangup with a sequence number or a tag, or
+	// whose payload is not an SPSError.
+	ErrMalformedHangup error = &ProtocolError{"Malformed hang-up message: could not deserialize reason"}
 )
+
+// HangupError is a Hangup carrying an error: the reason the controller
+// went away (dialect.WireProtocol.HangupReasons). Error() is its text.
+type HangupError struct{ Msg string }
+
+func (e *HangupError) Error() string { return e.Msg }
+
+// ResultKindError is a Result whose tag names no result kind
+// (dialect.WireProtocol.ResultKinds).
+type ResultKindError struct{ Kind uint64 }
+
+func (e *ResultKindError) Error() string {
+	return "Malformed result message: invalid kind " + strconv.FormatUint(e.Kind, 10)
+}
 
 // NoCallError is a Result whose sequence number names no pending call:
 // "No call for sequence number N".

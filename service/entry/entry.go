@@ -17,6 +17,10 @@ const (
 	RunAsMainName         = "__llvm_orc_bootstrap_run_as_main_wrapper"
 	RunAsVoidFunctionName = "__llvm_orc_bootstrap_run_as_void_function_wrapper"
 	RunAsIntFunctionName  = "__llvm_orc_bootstrap_run_as_int_function_wrapper"
+	// CallMainName is orc-rt's int64_t(SPSExecutorAddr,
+	// SPSSequence<SPSString>), by which LLVM main's controller runs main
+	// (rt::sps_ci::CallMain, llvm-project PR #213265).
+	CallMainName = "orc_rt_ci_sps_call_main"
 )
 
 // resultCap is the spare capacity given to native wrapper calls, so that
@@ -113,11 +117,17 @@ func CallJITWrapper(_ *rt.Session, target sps.Addr, args []byte, ret rt.ReturnFu
 // syms under their LLVM 22 bootstrap names. It does not install
 // CallJITWrapper; do that with s.SetUnknownTargetHandler.
 func Install(s *rt.Session, syms *rt.SymbolTable) error {
-	if err := syms.AddUnique(
-		rt.Symbol{Name: RunAsMainName, Addr: s.RegisterWrapper(RunAsMain, rt.BorrowArgs)},
-		rt.Symbol{Name: RunAsVoidFunctionName, Addr: s.RegisterWrapper(RunAsVoidFunction, rt.BorrowArgs)},
-		rt.Symbol{Name: RunAsIntFunctionName, Addr: s.RegisterWrapper(RunAsIntFunction, rt.BorrowArgs)},
-	); err != nil {
+	main := s.RegisterWrapper(RunAsMain, rt.BorrowArgs)
+	symbols := []rt.Symbol{
+		{Name: RunAsMainName, Addr: main},
+		{Name: RunAsVoidFunctionName, Addr: s.RegisterWrapper(RunAsVoidFunction, rt.BorrowArgs)},
+		{Name: RunAsIntFunctionName, Addr: s.RegisterWrapper(RunAsIntFunction, rt.BorrowArgs)},
+	}
+	if s.Dialect().OrcRTNames {
+		// orc-rt's call_main has run_as_main's signature (CallSPSCI.cpp).
+		symbols = append(symbols, rt.Symbol{Name: CallMainName, Addr: main})
+	}
+	if err := syms.AddUnique(symbols...); err != nil {
 		return fmt.Errorf("entry: install: %w", err)
 	}
 	return nil

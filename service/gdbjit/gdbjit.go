@@ -162,7 +162,11 @@ func Install(s *rt.Session, syms *rt.SymbolTable) error {
 	if name == "" {
 		return nil
 	}
-	if err := syms.Add(name, s.RegisterWrapper(Action())); err != nil {
+	action := Action()
+	if s.Dialect().GDBActionRangeOnly {
+		action = LegacyWrapper() // reads the range alone too
+	}
+	if err := syms.Add(name, s.RegisterWrapper(action)); err != nil {
 		return fmt.Errorf("gdbjit: install: %w", err)
 	}
 	return nil

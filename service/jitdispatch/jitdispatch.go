@@ -16,6 +16,14 @@ const (
 	FnName  = "__llvm_orc_SimpleRemoteEPC_dispatch_fn"
 )
 
+// The names the ORC runtime declares them under (rt::DispatchCtxName,
+// rt::DispatchName), bootstrap symbols in LLVM main (llvm-project PR
+// #212434), whose controller also copies them from the names above.
+const (
+	OrcRTCtxName = "__orc_rt_jit_dispatch_ctx"
+	OrcRTFnName  = "__orc_rt_jit_dispatch"
+)
+
 // MsgDisconnecting is the stock executor's out-of-band error for a
 // dispatch failed by the end of the connection.
 const MsgDisconnecting = "disconnecting"
@@ -78,10 +86,16 @@ func InstallObserved(s *rt.Session, syms *rt.SymbolTable, obs Observer) error {
 	if err != nil {
 		return fmt.Errorf("jitdispatch: %w", err)
 	}
-	if err := syms.AddUnique(
-		rt.Symbol{Name: CtxName, Addr: sps.Addr(ctx)},
-		rt.Symbol{Name: FnName, Addr: sps.Addr(native.DispatchFnAddr())},
-	); err != nil {
+	symbols := []rt.Symbol{
+		{Name: CtxName, Addr: sps.Addr(ctx)},
+		{Name: FnName, Addr: sps.Addr(native.DispatchFnAddr())},
+	}
+	if s.Dialect().OrcRTNames {
+		symbols = append(symbols,
+			rt.Symbol{Name: OrcRTCtxName, Addr: sps.Addr(ctx)},
+			rt.Symbol{Name: OrcRTFnName, Addr: sps.Addr(native.DispatchFnAddr())})
+	}
+	if err := syms.AddUnique(symbols...); err != nil {
 		native.UnregisterDispatch(ctx)
 		return fmt.Errorf("jitdispatch: install: %w", err)
 	}

@@ -50,6 +50,25 @@ func Wrappers() map[string]rt.WrapperFunc {
 	}
 }
 
+// orcRTNames are orc-rt's names of the same functions
+// (MemoryAccessSPSCI.cpp), which LLVM main's controller looks up; only
+// read_buffers differs, taking (address, size) pairs (readBuffersSized).
+var orcRTNames = map[string]string{
+	WriteUInt8sName:   "orc_rt_ci_sps_mem_write_uint8s",
+	WriteUInt16sName:  "orc_rt_ci_sps_mem_write_uint16s",
+	WriteUInt32sName:  "orc_rt_ci_sps_mem_write_uint32s",
+	WriteUInt64sName:  "orc_rt_ci_sps_mem_write_uint64s",
+	WritePointersName: "orc_rt_ci_sps_mem_write_pointers",
+	WriteBuffersName:  "orc_rt_ci_sps_mem_write_buffers",
+	ReadUInt8sName:    "orc_rt_ci_sps_mem_read_uint8s",
+	ReadUInt16sName:   "orc_rt_ci_sps_mem_read_uint16s",
+	ReadUInt32sName:   "orc_rt_ci_sps_mem_read_uint32s",
+	ReadUInt64sName:   "orc_rt_ci_sps_mem_read_uint64s",
+	ReadPointersName:  "orc_rt_ci_sps_mem_read_pointers",
+	ReadBuffersName:   "orc_rt_ci_sps_mem_read_buffers",
+	ReadStringsName:   "orc_rt_ci_sps_mem_read_strings",
+}
+
 // legacyWrites are the access functions of dialects without MemReads.
 var legacyWrites = map[string]bool{
 	WriteUInt8sName: true, WriteUInt16sName: true, WriteUInt32sName: true,
@@ -72,6 +91,12 @@ func Install(s *rt.Session, syms *rt.SymbolTable) error {
 			a = s.RegisterWrapper(fn, rt.BorrowArgs)
 		}
 		list = append(list, rt.Symbol{Name: name, Addr: a})
+		if s.Dialect().OrcRTNames {
+			if name == ReadBuffersName {
+				a = s.RegisterWrapper(wrap("read_buffers", readBuffersSized), rt.BorrowArgs)
+			}
+			list = append(list, rt.Symbol{Name: orcRTNames[name], Addr: a})
+		}
 	}
 	if err := syms.AddUnique(list...); err != nil {
 		return fmt.Errorf("memaccess: install: %w", err)
@@ -233,7 +258,15 @@ func writeBuffers(args []byte) result {
 const readChunk = 1 << 20
 
 // readBuffers: SPSSequence<SPSSequence<uint8_t>>(SPSSequence<SPSExecutorAddrRange>).
-func readBuffers(args []byte) result {
+func readBuffers(args []byte) result { return readRanges(args, false) }
+
+// readBuffersSized is orc-rt's read_buffers:
+// SPSSequence<SPSSequence<char>>(SPSSequence<SPSTuple<SPSExecutorAddr, uint64_t>>).
+func readBuffersSized(args []byte) result { return readRanges(args, true) }
+
+// readRanges reads the buffers of a sequence of (start, end) pairs, or of
+// (start, size) pairs if sized.
+func readRanges(args []byte, sized bool) result {
 	d := sps.NewDecoder(args)
 	n := d.Count(16, "address ranges")
 	if d.Failed() {
@@ -242,8 +275,7 @@ func readBuffers(args []byte) result {
 	ranges := d.Rest()[: 16*n : 16*n]
 	var total uint64
 	for i := range n {
-		s := binary.LittleEndian.Uint64(ranges[16*i:])
-		e := binary.LittleEndian.Uint64(ranges[16*i+8:])
+		s, e := bufferAt(ranges, i, sized)
 		if e < s {
 			return result{oob: fmt.Sprintf("memaccess: read_buffers: inverted range [%#x, %#x)", s, e)}
 		}
@@ -255,8 +287,8 @@ func readBuffers(args []byte) result {
 	out := make([]byte, 0, 8+16*n+int(min(total, readChunk)))
 	out = sps.AppendCount(out, n)
 	for i := range n {
-		s := uintptr(binary.LittleEndian.Uint64(ranges[16*i:]))
-		size := uintptr(binary.LittleEndian.Uint64(ranges[16*i+8:])) - s
+		start, end := bufferAt(ranges, i, sized)
+		s, size := uintptr(start), uintptr(end-start)
 		out = sps.AppendCount(out, int(size))
 		for size > 0 {
 			c := min(size, readChunk)
@@ -344,4 +376,16 @@ func View(addr uintptr, size uint64) ([]byte, error) {
 		return nil, err
 	}
 	return unsafe.Slice((*byte)(memfault.Ptr(addr)), size), nil
+}
+
+// bufferAt returns the start and end of the i-th pair of ranges: (start,
+// end), or (start, size) if sized (a size wrapping around gives an end
+// below the start, refused as an inverted range).
+func bufferAt(ranges []byte, i int, sized bool) (start, end uint64) {
+	start = binary.LittleEndian.Uint64(ranges[16*i:])
+	end = binary.LittleEndian.Uint64(ranges[16*i+8:])
+	if sized {
+		end += start
+	}
+	return start, end
 }

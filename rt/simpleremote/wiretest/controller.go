@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -53,7 +54,22 @@ type Options struct {
 	// handler. nil replies with an empty payload, which is what LLVM 22
 	// puts on the wire for its "No function registered for tag" error.
 	Unhandled Handler
+	// Wire is LLVM main's wire when set: a Result's tag is its kind (an
+	// out-of-band error fails the call with an *OutOfBandError), an end of
+	// input without Hangup is an error, and Finish sends a Hangup
+	// carrying success first, as main's SimpleRemoteEPC::disconnect does.
+	Wire dialect.WireProtocol
 }
+
+// OutOfBandError is a Result of kind 1 under Options.Wire.ResultKinds.
+type OutOfBandError struct{ Msg string }
+
+func (e *OutOfBandError) Error() string { return "wiretest: out-of-band error: " + e.Msg }
+
+// ErrNoHangup is LLVM main's controller's verdict on an executor that
+// closed its output when neither side had sent a Hangup
+// (Options.Wire.HangupReasons).
+var ErrNoHangup = errors.New("wiretest: Connection closed without hangup")
 
 // Handler answers an executor->controller call on its own goroutine and
 // must eventually Reply, from anywhere; it may call the executor itself.
@@ -132,6 +148,7 @@ type Controller struct {
 
 	handlersWG sync.WaitGroup
 	closing    atomic.Bool
+	sentHangup atomic.Bool // the controller's end was announced (Hangup)
 	closeOnce  sync.Once
 	done       chan struct{}
 }
@@ -320,8 +337,10 @@ func (c *Controller) SendFrame(op simpleremote.Opcode, seq uint64, tag sps.Addr,
 // atomically with respect to the Controller's other sends.
 func (c *Controller) SendRaw(b []byte) error { return c.wr.WriteRaw(b) }
 
-// Hangup sends Hangup with payload (LLVM 22's controller never does).
+// Hangup sends Hangup with payload (LLVM 22's controller never does;
+// main's does, with an SPSError).
 func (c *Controller) Hangup(payload []byte) error {
+	c.sentHangup.Store(true)
 	return c.wr.WriteMsg(simpleremote.OpHangup, 0, 0, payload)
 }
 
@@ -338,9 +357,13 @@ func (c *Controller) CloseWrite() error {
 	return err
 }
 
-// Finish does CloseWrite, waits for the executor to close its output and
-// closes the Controller; it returns Err, or ctx's error.
+// Finish does CloseWrite (after a Hangup under Options.Wire), waits for
+// the executor to close its output and closes the Controller; it returns
+// Err, or ctx's error.
 func (c *Controller) Finish(ctx context.Context) error {
+	if c.opts.Wire.HangupReasons {
+		_ = c.Hangup([]byte{0}) // an SPSError holding success
+	}
 	_ = c.CloseWrite()
 	select {
 	case <-c.done:
@@ -397,13 +420,29 @@ func (c *Controller) readLoop() {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
+				if c.opts.Wire.HangupReasons && !c.closing.Load() && !c.sentHangup.Load() {
+					err = ErrNoHangup
+				}
 			}
 			c.end(err)
 			return
 		}
 		switch h.Op {
 		case simpleremote.OpResult:
-			if h.Tag != 0 {
+			var oob error
+			switch {
+			case h.Tag == 0:
+			case c.opts.Wire.ResultKinds && h.Tag == 1:
+				d := sps.NewDecoder(p)
+				msg := d.String()
+				if d.Failed() {
+					msg = "Malformed result message: could not deserialize out-of-band error"
+				}
+				oob = &OutOfBandError{Msg: msg}
+			case c.opts.Wire.ResultKinds:
+				c.end(&ViolationError{Msg: fmt.Sprintf("Malformed result message: invalid kind %d", uint64(h.Tag)), Header: h})
+				return
+			default:
 				c.end(&ViolationError{Msg: "Unexpected TagAddr in result message", Header: h})
 				return
 			}
@@ -415,7 +454,7 @@ func (c *Controller) readLoop() {
 				c.end(&ViolationError{Msg: (&simpleremote.NoCallError{SeqNo: h.SeqNo}).Error(), Header: h})
 				return
 			}
-			call.result = p
+			call.result, call.err = p, oob
 			close(call.done)
 		case simpleremote.OpCallWrapper:
 			in := &Incoming{Seq: h.SeqNo, Tag: h.Tag, Args: p, c: c}

@@ -23,6 +23,10 @@ type ExecOptions struct {
 	// Args are appended after "filedescs=IN,OUT" (llvm-jitlink passes
 	// none).
 	Args []string
+	// SocketAdopt starts the executor as LLVM main's llvm-jitlink
+	// -oop-launch does: one end of a socketpair at InFD, argv [PATH,
+	// "socket:adopt=FD"] (llvm-project PRs #223941, #224632, #225075).
+	SocketAdopt bool
 	// Env is appended to os.Environ().
 	Env []string
 	// Dir is the working directory ("" = ours).
@@ -73,6 +77,11 @@ func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 	if o.InFD == 0 && o.OutFD == 0 {
 		o.InFD, o.OutFD = 3, 6
 	}
+	spec := fmt.Sprintf("filedescs=%d,%d", o.InFD, o.OutFD)
+	if o.SocketAdopt {
+		o.OutFD = o.InFD
+		spec = fmt.Sprintf("socket:adopt=%d", o.InFD)
+	}
 	if o.InFD < 3 || o.OutFD < 3 {
 		return nil, fmt.Errorf("wiretest: executor descriptors %d,%d: both must be >= 3", o.InFD, o.OutFD)
 	}
@@ -107,7 +116,7 @@ func StartExecutor(path string, opts *ExecOptions) (*Executor, error) {
 	e := &Executor{}
 	// Under user-mode emulation (the arm64 CI job) an executor built for
 	// this GOARCH is started through the emulator; natively, unchanged.
-	prog, argv := crossexec.Wrap(path, append([]string{fmt.Sprintf("filedescs=%d,%d", o.InFD, o.OutFD)}, o.Args...))
+	prog, argv := crossexec.Wrap(path, append([]string{spec}, o.Args...))
 	cmd := &exec.Cmd{
 		Path:        prog,
 		Args:        append([]string{prog}, argv...),
