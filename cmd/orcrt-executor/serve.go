@@ -79,8 +79,7 @@ func serveAction(argv0 string, args []string, verbose bool) (code int, done bool
 		return 0, false
 	}
 	if runtime.GOOS != "linux" && (args[0] == "serve" || args[0] == "status") {
-		// Workers accept on inherited sockets with epoll; SCM_RIGHTS,
-		// SO_PEERCRED, sock_diag.
+		// Workers use epoll, SCM_RIGHTS, SO_PEERCRED and sock_diag.
 		fmt.Fprintf(os.Stderr, "%s: %s: %v\n", argv0, args[0], fmt.Errorf("orcrt-executor serve needs Linux: %w", errors.ErrUnsupported))
 		return 1, true
 	}
