@@ -43,6 +43,9 @@ const (
 	cEHRegister
 	cJITWrapper // an unknown call target: entry.CallJITWrapper
 	cDispatch   // JIT'd code calling the controller: jitdispatch's handler
+	// cReadBuffersSized is orc-rt's read_buffers (LLVM main): (address,
+	// size) pairs instead of ranges.
+	cReadBuffersSized
 )
 
 // confinedTarget is a trusted-side wrapper: its bootstrap name (none for
@@ -77,6 +80,7 @@ var confinedTargets = []confinedTarget{
 	{memaccess.WriteUInt8sName, cWrite, 1, dialect.LLVM14}, // 14-19 have the writes only
 	{memaccess.WriteBuffersName, cWriteBuffers, 0, dialect.LLVM19},
 	{jitdispatch.FnName, cDispatch, 0, nil},
+	{"orc_rt_ci_sps_mem_read_buffers", cReadBuffersSized, 0, dialect.LLVMMain},
 }
 
 func (tg confinedTarget) dialectOf() *dialect.Dialect {
@@ -280,7 +284,8 @@ func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
 				copy(s[offs[i]:], x.Data)
 			}
 		}
-	case cReadBuffers:
+	case cReadBuffers, cReadBuffersSized:
+		sized := tg.kind == cReadBuffersSized
 		d := sps.NewDecoder(args)
 		n := d.Count(16, "address ranges")
 		if d.Failed() {
@@ -291,6 +296,9 @@ func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
 		for i := range n {
 			s := binary.LittleEndian.Uint64(args[start+16*i:])
 			e := binary.LittleEndian.Uint64(args[start+16*i+8:])
+			if sized {
+				e += s
+			}
 			if e < s || total+(e-s) < total || total+(e-s) > 1<<62 {
 				return out // refused before anything is read
 			}
@@ -300,10 +308,17 @@ func (c *confinement) confine(tg confinedTarget, args []byte) confinedCall {
 		for i := range n {
 			r := b[start+16*i:]
 			s, e := binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint64(r[8:])
+			if sized {
+				e += s
+			}
 			size := min(e-s, sandboxSize)
 			a, _ := c.data(s, int(size), 1)
 			binary.LittleEndian.PutUint64(r, a)
-			binary.LittleEndian.PutUint64(r[8:], a+size)
+			if sized {
+				binary.LittleEndian.PutUint64(r[8:], size)
+			} else {
+				binary.LittleEndian.PutUint64(r[8:], a+size)
+			}
 		}
 		out.args, out.confined = b, true
 	case cReadStrings:
@@ -366,7 +381,7 @@ func (c *confinement) check(t *testing.T, tg confinedTarget, cc confinedCall, r 
 			if msg != tg.dialectOf().DeserializeArgs {
 				t.Fatalf("%s: a write in the sandbox failed: %s", tg.name, msg)
 			}
-		case cReadBuffers:
+		case cReadBuffers, cReadBuffersSized:
 			if cc.confined {
 				t.Fatalf("%s: a read in the sandbox failed: %s", tg.name, msg)
 			}
@@ -393,11 +408,16 @@ func (c *confinement) check(t *testing.T, tg confinedTarget, cc confinedCall, r 
 		if len(b) != 0 {
 			t.Fatalf("%s: result %x for a void function", tg.name, b)
 		}
-	case cReadBuffers:
+	case cReadBuffers, cReadBuffersSized:
 		var ranges []sps.AddrRange
 		var bufs [][]byte
 		if ranges, err = sps.ReadBuffers.DecodeArgs(cc.args); err == nil {
 			bufs, err = sps.ReadBuffers.DecodeResult(b)
+		}
+		if tg.kind == cReadBuffersSized {
+			for i := range ranges {
+				ranges[i].End += ranges[i].Start // (address, size)
+			}
 		}
 		if err == nil && len(bufs) != len(ranges) {
 			t.Fatalf("%s: %d buffers for %d ranges", tg.name, len(bufs), len(ranges))

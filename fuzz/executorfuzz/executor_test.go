@@ -118,8 +118,9 @@ func newExecutorFor(tb testing.TB, d *dialect.Dialect, concurrent bool) (*execut
 }
 
 // modeDialects is the dialect an input's executor speaks, by bits 4-5
-// of its mode byte.
-var modeDialects = [4]*dialect.Dialect{dialect.LLVM22, dialect.LLVM19, dialect.LLVM14, dialect.LLVM22}
+// of its mode byte. LLVM main's includes LLVM 23's names and resolve, and
+// brings its own wire decoders (result kinds, Hangup reasons).
+var modeDialects = [4]*dialect.Dialect{dialect.LLVM22, dialect.LLVM19, dialect.LLVM14, dialect.LLVMMain}
 
 // modeOf returns the mode byte that selects d (with the other bits of m).
 func modeOf(m byte, d *dialect.Dialect) byte {
@@ -249,7 +250,7 @@ func checkOutput(t *testing.T, o outcome) {
 	if len(o.out) == 0 && o.local {
 		return // detached before attaching: nothing was ever sent
 	}
-	err := memconn.CheckOutput(o.out, o.dialect.SetupCodec(), o.local, func(h simpleremote.Header) error {
+	err := memconn.CheckOutputWire(o.out, o.dialect.SetupCodec(), o.local, o.dialect.Wire, func(h simpleremote.Header) error {
 		if h.Op != simpleremote.OpResult {
 			return fmt.Errorf("executorfuzz: executor sent %v", h)
 		}
@@ -351,8 +352,54 @@ func addExecutorSeeds(f *testing.F) {
 		}
 	}
 	addLegacyExecutorSeeds(f)
+	addMainExecutorSeeds(f)
 	f.Add([]byte{})
 	f.Add([]byte{0x80})
+}
+
+// addMainExecutorSeeds adds sessions of LLVM 23's and main's own calls
+// and main's wire (result kinds, Hangups with reasons) for LLVM main's
+// dialect, which includes 23's names and resolve.
+func addMainExecutorSeeds(f *testing.F) {
+	d := dialect.LLVMMain
+	w := seedWorldFor(f, d)
+	sym := func(name string) sps.Addr { return addrPh(phSym(w.sym(name))) }
+	call := func(seq uint64, name string, args []byte) []byte {
+		return wiretest.CallFrame(seq, sym(name), args)
+	}
+	mm, dl := sym(alloc.NativeMemoryMapInstanceName), sym(dylib.NativeInstanceName)
+	res0 := addrPh(phRes(0, 0))
+	set := []sps.LookupElement{{Name: []byte("printf")}, {Name: []byte("no_such_x"), Required: true}}
+	session := cat(
+		call(0, alloc.NativeMemoryMapReserveName, sps.MemoryManagerReserve.AppendArgs(nil, mm, 0x3000)),
+		call(1, alloc.NativeMemoryMapInitializeName, sps.MemoryManagerInitialize.AppendArgs(nil, mm, sps.FinalizeRequest{
+			Segments: []sps.SegFinalizeRequest{{Group: sps.Read | sps.Write, Addr: res0, Size: 0x1000, Content: []byte("data")}},
+		})),
+		call(2, dylib.NativeLoadName, sps.NativeDylibManagerLoad.AppendArgs(nil, dl, "")),
+		call(3, dylib.NativeLookupName, sps.DylibManagerResolveAddrs.AppendArgs(nil, dl, 0x1234, set)),
+		call(4, dylib.ResolveWrapperName, sps.DylibManagerResolveAddrs.AppendArgs(nil, dl, 0x1234, set)), // 23's form
+		call(5, dylib.ResolveWrapperName, sps.DylibManagerResolve.AppendArgs(nil, 0x1234, set)),          // 22's form
+		call(6, "orc_rt_ci_sps_mem_read_uint64s", sps.ReadUInt64s.AppendArgs(nil, []sps.Addr{res0, 0x10})),
+		call(7, dialect.LLVMMain.GDBAllocAction, sps.RegisterEHFrameAction.AppendArgs(nil, sps.AddrRange{Start: 0x2000, End: 0x1000})),
+		call(8, alloc.NativeMemoryMapReleaseMultipleName, sps.MemoryManagerRelease.AppendArgs(nil, mm, []sps.Addr{res0})),
+		call(9, dylib.NativeLoadName, []byte{1, 2, 3}), // undecodable: a Result of kind 1
+	)
+	wire := [][]byte{
+		wiretest.HangupFrame([]byte{0}), // orderly
+		wiretest.HangupFrame(sps.Marshal(sps.ErrorCodec, errors.New("controller failed"))),
+		wiretest.HangupFrame([]byte{1, 0xff}),                                   // a reason that does not decode
+		wiretest.Frame(simpleremote.OpHangup, 3, 0, []byte{0}),                  // a Hangup with a sequence number
+		wiretest.Frame(simpleremote.OpResult, 7, 1, sps.AppendString(nil, "x")), // an out-of-band error for no call
+		wiretest.Frame(simpleremote.OpResult, 7, 1, []byte{0xff}),               // one that does not decode
+		wiretest.Frame(simpleremote.OpResult, 7, 9, nil),                        // an unknown kind
+		nil, // end of input without Hangup
+	}
+	for _, m := range []byte{0x00, 0x05, 0x80} {
+		m = modeOf(m, d)
+		for _, end := range wire {
+			f.Add(append([]byte{m}, cat(session, end)...))
+		}
+	}
 }
 
 // addLegacyExecutorSeeds adds a session of LLVM 14-19's own calls for
