@@ -3,7 +3,6 @@
 package jit
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,15 +16,12 @@ const (
 	ControllerEnv = "ORCRT_JIT_CONTROLLER"
 	// ControllerName is the program searched for on PATH.
 	ControllerName = "orcrt-jit-controller"
-	// ClangEnv names the C and C++ compiler, before PATH is searched for
-	// clang-22, then clang.
-	ClangEnv = "ORCRT_CLANG"
 	// ORCRuntimeEnv names LLVM 22's ORC runtime archive, before
 	// /usr/lib/llvm-22 is searched.
 	ORCRuntimeEnv = "ORCRT_ORC_RUNTIME"
 )
 
-const installController = "build it with `make jit-controller` in the orcrt repository (needs apt-get install llvm-22-dev clang-22), then set Options.Controller or " + ControllerEnv + ", or put it on PATH"
+const installController = "build it with `make jit-controller` in the orcrt repository (needs apt-get install llvm-22-dev libclang-22-dev clang-22), then set Options.Controller or " + ControllerEnv + ", or put it on PATH"
 
 // findController returns the controller program: opt, else ControllerEnv,
 // else ControllerName on PATH.
@@ -44,22 +40,6 @@ func findController(opt string) (string, error) {
 		return "", fmt.Errorf("jit: %s not found: %s", ControllerName, installController)
 	}
 	return p, nil
-}
-
-// findClang returns the compiler: opt, else ClangEnv, else clang-22 or
-// clang on PATH.
-func findClang(opt string) (string, error) {
-	for _, p := range []string{opt, os.Getenv(ClangEnv)} {
-		if p != "" {
-			return exec.LookPath(p)
-		}
-	}
-	for _, name := range []string{"clang-22", "clang"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("jit: no C compiler: install clang (apt-get install clang-22), or set Options.Clang or " + ClangEnv)
 }
 
 // findORCRuntime returns LLVM 22's ORC runtime for this architecture, or

@@ -18,9 +18,6 @@ type Options struct {
 	// Controller is the path of orcrt-jit-controller ("": the
 	// ORCRT_JIT_CONTROLLER environment variable, then PATH).
 	Controller string
-	// Clang compiles C and C++ ("": ORCRT_CLANG, then clang-22, then
-	// clang on PATH). Only AddC and AddCXX need it.
-	Clang string
 	// ORCRuntime is LLVM 22's ORC runtime archive, which C++ static
 	// constructors, exceptions and thread_local need ("": ORCRT_ORC_RUNTIME,
 	// then the one libclang-rt-22-dev installs).
@@ -74,7 +71,6 @@ func Start(ctx context.Context, opts Options) (*JIT, error) {
 			return nil, err
 		}
 	}
-	j.clang, j.clangErr = findClang(opts.Clang)
 	if j.cur, err = j.start(ctx); err != nil {
 		return nil, err
 	}
@@ -179,9 +175,11 @@ func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error
 	return j.add(ctx, name, kindIR, ir)
 }
 
-// AddC compiles C source with clang (-c -fPIC -O2, then flags) and links
-// it as a new module named name. A compile error is a *CompileError with
-// clang's diagnostics, their file being name.
+// AddC compiles C source with clang, as clang -c -fPIC -O2 followed by
+// flags would, and links it as a new module named name. The controller
+// runs clang's libraries itself (no clang process is started). A compile
+// error is a *CompileError with clang's diagnostics, their file being
+// name.
 func (j *JIT) AddC(ctx context.Context, name, src string, flags ...string) (*Module, error) {
 	return j.AddSource(ctx, C, name, src, flags...)
 }
@@ -192,19 +190,10 @@ func (j *JIT) AddCXX(ctx context.Context, name, src string, flags ...string) (*M
 	return j.AddSource(ctx, CXX, name, src, flags...)
 }
 
-// AddSource compiles src in lang with clang and links it as a new module.
+// AddSource compiles src in lang and links it as a new module.
 func (j *JIT) AddSource(ctx context.Context, lang Language, name, src string, flags ...string) (*Module, error) {
-	if j.clangErr != nil {
-		return nil, j.clangErr
-	}
-	if _, err := j.controller(ctx, false); err != nil {
-		return nil, err // before compiling: the controller's state is the news
-	}
-	obj, err := compile(ctx, j.clang, lang, name, src, flags)
-	if err != nil {
-		return nil, err
-	}
-	return j.add(ctx, name, kindObject, obj)
+	args := append(append([]string{}, flags...), "-x", string(lang))
+	return j.request(ctx, name, tagCompile, compileSig.AppendArgs(nil, name, args, src), "clang")
 }
 
 // AddLibrary loads a shared library into this process and lets modules
@@ -235,6 +224,12 @@ func addLibrary(ctx context.Context, c *controller, path string) error {
 }
 
 func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*Module, error) {
+	return j.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kind, data), "llvm")
+}
+
+// request sends an add or compile request (both answer Expected<uint64>,
+// the module's id); tool names what compiled the module in a CompileError.
+func (j *JIT) request(ctx context.Context, name string, tag int, args []byte, tool string) (*Module, error) {
 	c, err := j.controller(ctx, false)
 	if err != nil {
 		return nil, err
@@ -245,16 +240,16 @@ func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*M
 			_ = (&Module{c: c, id: e.Value, name: name}).Remove(context.Background())
 		}
 	}
-	res, err := c.call(ctx, tagAdd, addSig.AppendArgs(nil, name, kind, data), late)
+	res, err := c.call(ctx, tag, args, late)
 	if err != nil {
 		return nil, err
 	}
 	e, err := addSig.DecodeResult(res)
 	if err != nil {
-		return nil, fmt.Errorf("jit: the controller's add answer: %w", err)
+		return nil, fmt.Errorf("jit: the controller's answer to %s: %w", tagNames[tag], err)
 	}
 	if e.Err != nil {
-		if ce := irError(name, kind, e.Err); ce != nil {
+		if ce := compileError(name, tool, e.Err); ce != nil {
 			return nil, ce
 		}
 		return nil, fmt.Errorf("jit: adding %s: %w", name, e.Err)

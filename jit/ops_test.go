@@ -217,13 +217,19 @@ func TestMissingController(t *testing.T) {
 	assert.Contains(t, err.Error(), "apt-get install llvm-22-dev")
 }
 
-func TestMissingClang(t *testing.T) {
-	j := start(t, jit.Options{Clang: "/nonexistent/clang-99"})
-	_, err := j.AddC(context.Background(), "x", "int x;")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "clang")
-	_, err = j.AddIR(context.Background(), "x", []byte(sumIR))
-	require.NoError(t, err, "IR needs no clang")
+func TestSystemHeadersAndFlags(t *testing.T) {
+	j := start(t, jit.Options{})
+	ctx := context.Background()
+	m, err := j.AddC(ctx, "hdr.c", "#include <stdint.h>\n#include <string.h>\nint64_t n(int64_t x) { return (int64_t)strlen(\"abc\") * K + x; }", "-DK=10", "-O1")
+	require.NoError(t, err)
+	fs, err := m.Lookup(ctx, "n")
+	require.NoError(t, err)
+	assert.Equal(t, int64(31), call1(t, fs[0], 1))
+	_, err = j.AddC(ctx, "nohdr.c", "#include <no/such/header.h>\n")
+	var ce *jit.CompileError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "fatal error", ce.Diagnostics[0].Severity)
+	assert.Equal(t, 1, ce.Diagnostics[0].Line)
 }
 
 func compileObject(t *testing.T, src string) []byte {

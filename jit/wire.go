@@ -13,6 +13,7 @@ import (
 // jit/controller/controller.cpp declares the same signatures.
 const (
 	tagAdd = iota
+	tagCompile
 	tagLookup
 	tagRemove
 	tagLibrary
@@ -21,7 +22,7 @@ const (
 )
 
 var tagNames = [numTags]string{
-	"orcrt_jit_add", "orcrt_jit_lookup", "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
+	"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup", "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
 }
 
 // readySymbol is the wrapper the controller calls, with its LLVM version,
@@ -42,6 +43,7 @@ const (
 
 var (
 	addSig     = sps.Func3[string, uint8, []byte, sps.Expected[uint64]]{Arg1: sps.String, Arg2: sps.U8, Arg3: sps.BytesView, Ret: sps.ExpectedOf(sps.U64)}
+	compileSig = sps.Func3[string, []string, string, sps.Expected[uint64]]{Arg1: sps.String, Arg2: sps.Seq(sps.String), Arg3: sps.String, Ret: sps.ExpectedOf(sps.U64)}
 	lookupSig  = sps.Func2[uint64, []string, sps.Expected[[]sps.Addr]]{Arg1: sps.U64, Arg2: sps.Seq(sps.String), Ret: sps.ExpectedOf(sps.Seq(sps.AddrCodec))}
 	removeSig  = sps.Func1[uint64, error]{Arg1: sps.U64, Ret: sps.ErrorCodec}
 	librarySig = sps.Func1[string, error]{Arg1: sps.String, Ret: sps.ErrorCodec}

@@ -4,7 +4,8 @@
 //   - op=add-lookup: an LLVM IR module, an object or a 20-line C function
 //     made callable (add, then look up), by package jit (impl=orcrt-jit,
 //     without the ORC runtime as the reference runs; orcrt-jit-orcrt with
-//     it), by LLJIT inside a C++ program linking the same LLVM 22
+//     it; for C, orcrt-jit-clang-process compiles with a clang-22 process
+//     instead of clang's libraries in the controller), by LLJIT inside a C++ program linking the same LLVM 22
 //     (impl=lljit-inprocess, csrc/inproc.cpp: the physical floor, no IPC;
 //     for C, clang-22 then LLJIT), and by one llvm-jitlink process per
 //     object (impl=llvm-jitlink-spawn);

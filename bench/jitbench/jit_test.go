@@ -77,8 +77,8 @@ func BenchmarkJIT(b *testing.B) {
 	ctl := jittest.Controller(b)
 	inproc := jittest.Program(b, "csrc/inproc.cpp")
 	for _, kind := range []string{"ir", "object", "c"} {
-		for _, impl := range []string{"orcrt-jit", "orcrt-jit-orcrt", "lljit-inprocess", "llvm-jitlink-spawn"} {
-			if impl == "llvm-jitlink-spawn" && kind != "object" {
+		for _, impl := range []string{"orcrt-jit", "orcrt-jit-orcrt", "orcrt-jit-clang-process", "lljit-inprocess", "llvm-jitlink-spawn"} {
+			if impl == "llvm-jitlink-spawn" && kind != "object" || impl == "orcrt-jit-clang-process" && kind != "c" {
 				continue
 			}
 			b.Run("op=add-lookup/kind="+kind+"/impl="+impl, func(b *testing.B) {
@@ -90,7 +90,7 @@ func BenchmarkJIT(b *testing.B) {
 						run(b, "/usr/lib/llvm-22/bin/llvm-jitlink", "-noexec", "-entry=score", in.obj)
 					}
 				default:
-					benchOurs(b, ctl, impl == "orcrt-jit", kind, in)
+					benchOurs(b, ctl, impl, kind, in)
 				}
 			})
 		}
@@ -114,8 +114,23 @@ func startJIT(b *testing.B, ctl string, noRuntime bool) *jit.JIT {
 	return j
 }
 
-func benchOurs(b *testing.B, ctl string, noRuntime bool, kind string, in *inputs) {
-	j := startJIT(b, ctl, noRuntime)
+// clangProcess compiles src with a clang-22 process, as the controller
+// compiles it with clang's libraries: the alternative AddC measured.
+func clangProcess(b *testing.B, src string) []byte {
+	cmd := exec.Command("clang-22", "-c", "-fPIC", "-O2", "-x", "c", "-o", "-", "-")
+	cmd.Stdin = strings.NewReader(src)
+	obj, err := cmd.Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return obj
+}
+
+func benchOurs(b *testing.B, ctl string, impl, kind string, in *inputs) {
+	j := startJIT(b, ctl, impl != "orcrt-jit-orcrt")
+	if impl == "orcrt-jit-clang-process" {
+		kind = "c-clang-process"
+	}
 	data := map[string][]byte{"ir": in.irBytes, "object": in.objBytes}[kind]
 	addLookupRemove(b, j, kind, data, cSource, "score", -1) // warm-up, as inproc's
 	for i := 0; b.Loop(); i++ {
@@ -136,6 +151,8 @@ func addLookupRemove(b *testing.B, j *jit.JIT, kind string, data []byte, src, sy
 		m, err = j.AddObject(ctx, name, data)
 	case "c":
 		m, err = j.AddC(ctx, name, src)
+	case "c-clang-process":
+		m, err = j.AddObject(ctx, name, clangProcess(b, src))
 	}
 	if err != nil {
 		b.Fatal(err)

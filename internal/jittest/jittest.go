@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -35,11 +36,11 @@ func Controller(t testing.TB) string {
 	if p := os.Getenv("ORCRT_JIT_CONTROLLER"); p != "" {
 		return p
 	}
-	return Program(t, filepath.Join(controllerDir(), "controller.cpp"))
+	return Program(t, "")
 }
 
 // Program returns the C++ program of src built against LLVM 22 with
-// jit/controller/build.sh.
+// jit/controller/build.sh ("": the controller).
 func Program(t testing.TB, src string) string {
 	t.Helper()
 	mu.Lock()
@@ -63,24 +64,35 @@ func controllerDir() string {
 
 func build(src string) (string, error) {
 	script := filepath.Join(controllerDir(), "build.sh")
+	// The controller's sources and the script, besides src.
+	files, err := filepath.Glob(filepath.Join(controllerDir(), "*"))
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
-	for _, f := range []string{src, script} {
+	if src != "" {
+		files = append(files, src)
+	}
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return "", err
 		}
 		h.Write(b)
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
+	cache, cerr := os.UserCacheDir()
+	if cerr != nil {
 		cache = os.TempDir()
 	}
-	name := filepath.Base(src)
-	path := filepath.Join(cache, "orcrt", name[:len(name)-len(filepath.Ext(name))]+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	name, args := "orcrt-jit-controller", []string{}
+	if src != "" {
+		name, args = strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)), []string{src}
+	}
+	path := filepath.Join(cache, "orcrt", name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	if out, err := exec.Command(script, path, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(script, append([]string{path}, args...)...).CombinedOutput(); err != nil {
 		return "", &buildError{out: string(out), err: err}
 	}
 	return path, nil

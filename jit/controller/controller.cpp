@@ -5,6 +5,7 @@
 // as bootstrap symbols in Setup:
 //
 //   orcrt_jit_add       (name, kind, bytes) -> Expected<uint64 module>
+//   orcrt_jit_compile   (name, clang args, source) -> Expected<uint64 module>
 //   orcrt_jit_lookup    (module, names)     -> Expected<Seq<addr>> (0: absent)
 //   orcrt_jit_remove    (module)            -> Error
 //   orcrt_jit_library   (path)              -> Error
@@ -17,6 +18,8 @@
 // removed, then Hangup) or its end of the socket (the Go process died).
 //
 //   orcrt-jit-controller [-orc-runtime=PATH] IN OUT
+
+#include "clang.h"
 
 #include "llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -54,6 +57,8 @@ Error fail(const Twine &Msg) {
 enum AddKind : uint8_t { KindObject = 0, KindIR = 1 };
 
 using AddSig = SPSExpected<uint64_t>(SPSString, uint8_t, SPSSequence<char>);
+using CompileSig = SPSExpected<uint64_t>(SPSString, SPSSequence<SPSString>,
+                                         SPSString);
 using LookupSig = SPSExpected<SPSSequence<SPSExecutorAddr>>(
     uint64_t, SPSSequence<SPSString>);
 using RemoveSig = SPSError(uint64_t);
@@ -75,6 +80,13 @@ public:
 private:
   Expected<uint64_t> add(const std::string &Name, uint8_t Kind,
                          const std::vector<char> &Bytes);
+  Expected<uint64_t> compile(const std::string &Name,
+                             const std::vector<std::string> &Args,
+                             const std::string &Source);
+  // addModule makes a module's JITDylib, fills it with Load and runs its
+  // initializers; on failure nothing of it stays.
+  Expected<uint64_t> addModule(const std::string &Name,
+                               function_ref<Error(JITDylib &)> Load);
   Expected<std::vector<ExecutorAddr>>
   lookup(uint64_t ID, const std::vector<std::string> &Names);
   Error remove(uint64_t ID);
@@ -136,8 +148,9 @@ Error Controller::registerTags() {
   Libraries = &*LibsOrErr;
 
   SymbolMap Addrs;
-  for (auto *Name : {"orcrt_jit_add", "orcrt_jit_lookup", "orcrt_jit_remove",
-                     "orcrt_jit_library", "orcrt_jit_close"}) {
+  for (auto *Name :
+       {"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup",
+        "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close"}) {
     auto I = EPC.getBootstrapSymbolsMap().find(Name);
     if (I == EPC.getBootstrapSymbolsMap().end())
       return fail(Twine("the executor published no ") + Name +
@@ -152,6 +165,11 @@ Error Controller::registerTags() {
       [this](unique_function<void(Expected<uint64_t>)> Send, std::string Name,
              uint8_t Kind, std::vector<char> Bytes) {
         Send(add(Name, Kind, Bytes));
+      });
+  H[ES.intern("orcrt_jit_compile")] = ES.wrapAsyncWithSPS<CompileSig>(
+      [this](unique_function<void(Expected<uint64_t>)> Send, std::string Name,
+             std::vector<std::string> Args, std::string Source) {
+        Send(compile(Name, Args, Source));
       });
   H[ES.intern("orcrt_jit_lookup")] = ES.wrapAsyncWithSPS<LookupSig>(
       [this](unique_function<void(Expected<std::vector<ExecutorAddr>>)> Send,
@@ -203,8 +221,8 @@ Expected<JITDylib &> Controller::module(uint64_t ID) {
   return *I->second;
 }
 
-Expected<uint64_t> Controller::add(const std::string &Name, uint8_t Kind,
-                                   const std::vector<char> &Bytes) {
+Expected<uint64_t> Controller::addModule(const std::string &Name,
+                                         function_ref<Error(JITDylib &)> Load) {
   uint64_t ID;
   {
     std::lock_guard<std::mutex> L(M);
@@ -215,46 +233,56 @@ Expected<uint64_t> Controller::add(const std::string &Name, uint8_t Kind,
     return JDOrErr.takeError();
   JITDylib &JD = *JDOrErr;
   JD.addToLinkOrder(*Libraries);
-  auto Drop = [&](Error Err) -> Error {
-    return joinErrors(std::move(Err),
-                      J->getExecutionSession().removeJITDylib(JD));
-  };
-
-  StringRef Data(Bytes.data(), Bytes.size());
-  Error Err = Error::success();
-  switch (Kind) {
-  case KindObject:
-    Err = J->addObjectFile(JD, MemoryBuffer::getMemBufferCopy(Data, Name));
-    break;
-  case KindIR: {
-    auto Ctx = std::make_unique<LLVMContext>();
-    SMDiagnostic Diag;
-    // LLVM's IR parser reads up to a terminating NUL: copy into one.
-    auto MB = MemoryBuffer::getMemBufferCopy(Data, Name);
-    auto Mod = parseIR(MB->getMemBufferRef(), Diag, *Ctx);
-    if (!Mod) {
-      std::string Msg;
-      raw_string_ostream OS(Msg);
-      Diag.print(nullptr, OS, /*ShowColors=*/false);
-      Err = fail(StringRef(Msg).rtrim());
-      break;
-    }
-    Err = J->addIRModule(
-        JD, ThreadSafeModule(std::move(Mod), std::move(Ctx)));
-    break;
-  }
-  default:
-    Err = fail("unknown module kind " + Twine(unsigned(Kind)));
-  }
-  if (Err)
-    return Drop(std::move(Err));
   // Static constructors run now (with the ORC runtime's platform); without
   // it this is a no-op.
-  if (auto Err = J->initialize(JD))
-    return Drop(std::move(Err));
+  Error Err = Load(JD);
+  if (!Err)
+    Err = J->initialize(JD);
+  if (Err)
+    return joinErrors(std::move(Err),
+                      J->getExecutionSession().removeJITDylib(JD));
   std::lock_guard<std::mutex> L(M);
   Modules[ID] = &JD;
   return ID;
+}
+
+Expected<uint64_t> Controller::add(const std::string &Name, uint8_t Kind,
+                                   const std::vector<char> &Bytes) {
+  StringRef Data(Bytes.data(), Bytes.size());
+  return addModule(Name, [&](JITDylib &JD) -> Error {
+    switch (Kind) {
+    case KindObject:
+      return J->addObjectFile(JD, MemoryBuffer::getMemBufferCopy(Data, Name));
+    case KindIR: {
+      auto Ctx = std::make_unique<LLVMContext>();
+      SMDiagnostic Diag;
+      // LLVM's IR parser reads up to a terminating NUL: copy into one.
+      auto MB = MemoryBuffer::getMemBufferCopy(Data, Name);
+      auto Mod = parseIR(MB->getMemBufferRef(), Diag, *Ctx);
+      if (!Mod) {
+        std::string Msg;
+        raw_string_ostream OS(Msg);
+        Diag.print(nullptr, OS, /*ShowColors=*/false);
+        return fail(StringRef(Msg).rtrim());
+      }
+      return J->addIRModule(JD,
+                            ThreadSafeModule(std::move(Mod), std::move(Ctx)));
+    }
+    default:
+      return fail("unknown module kind " + Twine(unsigned(Kind)));
+    }
+  });
+}
+
+Expected<uint64_t> Controller::compile(const std::string &Name,
+                                       const std::vector<std::string> &Args,
+                                       const std::string &Source) {
+  auto TSM = compileSource(Name, Args, Source, J->getTargetTriple().str());
+  if (!TSM)
+    return TSM.takeError();
+  return addModule(Name, [&](JITDylib &JD) {
+    return J->addIRModule(JD, std::move(*TSM));
+  });
 }
 
 Expected<std::vector<ExecutorAddr>>
