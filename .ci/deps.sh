@@ -14,6 +14,9 @@ command -v clang-22 >/dev/null 2>&1 || need_pkgs+=(clang-22)
 [ -x /usr/lib/llvm-22/bin/clang-repl ] || need_pkgs+=(clang-tools-22)
 [ -f /usr/lib/llvm-22/include/llvm/ExecutionEngine/Orc/Shared/SimplePackedSerialization.h ] || need_pkgs+=(llvm-22-dev)
 [ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/liborc_rt-x86_64.a ] || need_pkgs+=(libclang-rt-22-dev)
+# orcrt-jit-controller (package jit) compiles C and C++ with clang's libraries.
+[ -f /usr/lib/llvm-22/include/clang/Driver/CreateInvocationFromArgs.h ] || need_pkgs+=(libclang-22-dev)
+[ -e /usr/lib/llvm-22/lib/libclang-cpp.so ] || need_pkgs+=(libclang-cpp22-dev)
 # The older releases the dialects are tested against (e2e: llvm-jitlink,
 # lli --remote-mcjit and their stock executors, objects from their clang;
 # 16 and 19 ship an ORC runtime in libclang-rt-N-dev).
