@@ -47,5 +47,6 @@ func (s *server) drain() {
 	}
 	ended := s.ended
 	s.mu.Unlock()
+	s.reapers.Wait() // their session lines come before this one
 	s.log.Info("drained", "sessions", ended, "uptime", time.Since(s.start).Round(time.Millisecond))
 }

@@ -58,6 +58,13 @@ func (l *recordLog) Info(msg string, args ...any)  { l.add("INFO", msg, args) }
 func (l *recordLog) Warn(msg string, args ...any)  { l.add("WARN", msg, args) }
 func (l *recordLog) Error(msg string, args ...any) { l.add("ERROR", msg, args) }
 
+// dump is every record, for a failure's message.
+func (l *recordLog) dump() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return fmt.Sprintf("%+v", l.recs)
+}
+
 // find waits up to d for the first record with msg.
 func (l *recordLog) find(msg string, d time.Duration) (record, bool) {
 	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
@@ -94,7 +101,7 @@ func startRun(t testing.TB, cfg serve.Config) (*recordLog, string, func() error)
 	})
 	t.Cleanup(func() { _ = stop() })
 	r, ok := log.find("serving", 30*time.Second)
-	require.True(t, ok, "serve.Run never served: %+v", log.recs)
+	require.True(t, ok, "serve.Run never served: %s", log.dump())
 	_, addr, _ := strings.Cut(strings.Fields(r.kv["listen"])[0], "=")
 	return log, addr, stop
 }
@@ -135,7 +142,7 @@ func TestRunServesJITLink(t *testing.T) {
 
 	require.NoError(t, stop())
 	sess, ok := log.find("session", 0)
-	require.True(t, ok, "no session line: %+v", log.recs)
+	require.True(t, ok, "no session line: %s", log.dump())
 	assert.Equal(t, "ended", sess.kv["reason"])
 	assert.Equal(t, "LLVM 22", sess.kv["dialect"])
 	assert.Equal(t, "tcp", sess.kv["network"])

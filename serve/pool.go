@@ -160,7 +160,11 @@ func (s *server) startWorker() (*worker, error) {
 	}
 	w := &worker{pid: cmd.Process.Pid, cmd: cmd, ctl: fc.(*net.UnixConn), reader: make(chan struct{})}
 	go s.read(w)
-	go s.reap(w)
+	s.reapers.Add(1)
+	go func() {
+		defer s.reapers.Done()
+		s.reap(w)
+	}()
 	return w, nil
 }
 

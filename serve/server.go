@@ -39,6 +39,7 @@ type server struct {
 	idsFile    *os.File // its memfd
 	wake       int      // eventfd: ends the accept loop's poll
 	acceptDone chan struct{}
+	reapers    sync.WaitGroup // the reap goroutines: drain waits for their session lines
 
 	mu        sync.Mutex
 	changed   *sync.Cond // idle, armed, workers or draining changed
