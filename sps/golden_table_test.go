@@ -325,6 +325,10 @@ var goldenCases = map[string]gcase{
 	"ret-resolve/mixed": {v: Expected[[]Option[SymbolDef]]{Value: []Option[SymbolDef]{
 		{}, exported(0), exported(0x7f285f8705b0)}}},
 	"ret-resolve/error":                 {v: Expected[[]Option[SymbolDef]]{Err: rerr(`Required address for empty symbol ""`)}},
+	"args-resolve23/printf":             {v: args{Addr(0x55dd1398bee0), Addr(0x7f2850000b70), []LookupElement{{[]byte("printf"), false}, {[]byte("main"), true}}}},
+	"ret-resolve23/mixed":               {v: Expected[[]Option[Addr]]{Value: []Option[Addr]{{}, Some[Addr](0), Some[Addr](0x7f285f8705b0)}}},
+	"ret-resolve23/error":               {v: Expected[[]Option[Addr]]{Err: rerr(`Required address for empty symbol ""`)}},
+	"args-read-buffers-sized/two":       {v: []Pair[Addr, uint64]{{a1, 5}, {a2, 0}}},
 	"args-write-uint8s/two":             {v: []UIntWrite[uint8]{{a1, 0}, {a1 + 1, 0xff}}},
 	"args-write-uint16s/one":            {v: []UIntWrite[uint16]{{a1, 0xabcd}}},
 	"args-write-uint32s/one":            {v: []UIntWrite[uint32]{{a1, 0xdeadbeef}}},

@@ -573,6 +573,20 @@ using Kargs_resolve = K<L<SPSExecutorAddr, SPSRemoteSymbolLookupSet>,
 using Kret_resolve =
     K<L<SPSExpected<SPSSequence<SPSOptional<SPSExecutorSymbolDef>>>>,
       L<SExp<tp::LookupResult>>>;
+// LLVM 23's resolve (its EPCGenericDylibManager.cpp calls it with
+// (Instance, Handle, Set) and decodes optional addresses: llvm-project PRs
+// #201211, #201492), which is also orc-rt's NativeDylibManager lookup, and
+// orc-rt's read_buffers argument, (address, size) pairs: wire forms LLVM
+// 22's serializers write.
+using Kargs_resolve23 =
+    K<L<SPSExecutorAddr, SPSExecutorAddr, SPSRemoteSymbolLookupSet>,
+      L<Addr, Addr, RemoteSymbolLookupSet>>;
+using Kret_resolve23 =
+    K<L<SPSExpected<SPSSequence<SPSOptional<SPSExecutorAddr>>>>,
+      L<SExp<std::vector<std::optional<Addr>>>>>;
+using Kargs_read_buffers_sized =
+    K<L<SPSSequence<SPSTuple<SPSExecutorAddr, uint64_t>>>,
+      L<std::vector<std::pair<Addr, uint64_t>>>>;
 using Kargs_write_uint8s = K<L<SPSSequence<SPSMemoryAccessUInt8Write>>,
                              L<std::vector<tp::UInt8Write>>>;
 using Kargs_write_uint16s = K<L<SPSSequence<SPSMemoryAccessUInt16Write>>,
@@ -680,6 +694,9 @@ static const std::map<std::string, CheckFn> &keys() {
       {"ret-open", &KretExpAddr::check},
       {"args-resolve", &Kargs_resolve::check},
       {"ret-resolve", &Kret_resolve::check},
+      {"args-resolve23", &Kargs_resolve23::check},
+      {"ret-resolve23", &Kret_resolve23::check},
+      {"args-read-buffers-sized", &Kargs_read_buffers_sized::check},
       {"args-write-uint8s", &Kargs_write_uint8s::check},
       {"args-write-uint16s", &Kargs_write_uint16s::check},
       {"args-write-uint32s", &Kargs_write_uint32s::check},
@@ -1184,6 +1201,17 @@ static void gen() {
   good("ret-resolve/error",
        Kret_resolve::enc(SExp<tp::LookupResult>{
            false, {}, "Required address for empty symbol \"\""}));
+  good("args-resolve23/printf",
+       Kargs_resolve23::enc(Addr(0x55dd1398bee0), Addr(0x7f2850000b70),
+                            {{"printf", false}, {"main", true}}));
+  good("ret-resolve23/mixed",
+       Kret_resolve23::enc(SExp<std::vector<std::optional<Addr>>>{
+           true, {std::nullopt, Addr(0), Addr(0x7f285f8705b0)}, ""}));
+  good("ret-resolve23/error",
+       Kret_resolve23::enc(SExp<std::vector<std::optional<Addr>>>{
+           false, {}, "Required address for empty symbol \"\""}));
+  good("args-read-buffers-sized/two",
+       Kargs_read_buffers_sized::enc({{Addr(A1), 5}, {Addr(A2), 0}}));
   good("args-write-uint8s/two",
        Kargs_write_uint8s::enc({{Addr(A1), 0}, {Addr(A1 + 1), 0xff}}));
   good("args-write-uint16s/one", Kargs_write_uint16s::enc({{Addr(A1), 0xabcd}}));
