@@ -17,17 +17,19 @@
 #                     arm64 orcrt-executor and Debian's arm64 executor, both
 #                     under qemu-aarch64, on the same AArch64 objects
 #
-# Emulation says nothing about speed: arm64 is gated on correctness and on
-# the AllocsPerRun tests (part of arm64-unit); the benchmarks only run once
-# (arm64-bench-smoke) to prove their arm64 code works. See README.md
-# ("arm64") for recording a baseline on real hardware.
+# Emulation says nothing about speed: arm64 is gated on correctness, on
+# the AllocsPerRun tests (part of arm64-unit) and on instruction counts
+# (the instr:arm64 entries of bench/gate.txt, counted under QEMU by the
+# qemuinsn plugin built here; make bench-gate runs them); the benchmarks
+# otherwise run once (arm64-bench-smoke) to prove their arm64 code works.
+# See README.md ("arm64") for recording a baseline on real hardware.
 
 ARM64_ROOT ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/orcrt/arm64root
 ARM64_OUT := bench/out/arm64
 ARM64_ENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc
 ARM64_EXEC := $(CURDIR)/.ci/qemu-arm64-exec.sh
 
-.PHONY: arm64 arm64-deps arm64-build arm64-unit arm64-cpus arm64-bench-smoke arm64-e2e arm64-baseline
+.PHONY: arm64 arm64-deps arm64-build arm64-unit arm64-cpus arm64-bench-smoke arm64-e2e arm64-baseline qemuinsn
 
 arm64: arm64-build arm64-unit arm64-cpus arm64-bench-smoke arm64-e2e
 	@echo "make arm64: all arm64 checks passed"
@@ -36,6 +38,17 @@ TEST_EXTRA += arm64
 
 arm64-deps:
 	@.ci/arm64-deps.sh $(ARM64_ROOT)
+
+# qemuinsn, the QEMU TCG plugin that counts the guest instructions an
+# arm64 program executes under qemu-aarch64: the benchmark gate's arm64
+# instruction counts (.ci/bench.mk, bench/qemuinsn/qemuinsn.c). A host
+# shared object, built with the host's C compiler.
+QEMUINSN := bench/out/qemuinsn/libqemuinsn.so
+HOST_CC ?= gcc
+qemuinsn: $(QEMUINSN)
+$(QEMUINSN): bench/qemuinsn/qemuinsn.c bench/qemuinsn/qemuinsn-api.h
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
 
 arm64-build: arm64-deps
 	$(ARM64_ENV) $(GO) build ./...

@@ -16,9 +16,10 @@
 #                          against the working tree, curated subset
 #   make bench-gate-full   the same over every benchmark of every family
 #   make bench-baseline    profiles/baseline-$(GOARCH).txt from a full run
-#   make bench-instr-baseline REASON="..."
-#                          profiles/instructions-$(GOARCH).txt, the stored
-#                          instruction counts the gate holds the tree to
+#   make bench-instr-baseline REASON="..." [BENCH_INSTR_ARCH=amd64|arm64]
+#                          profiles/instructions-{amd64,arm64}.txt, the
+#                          stored instruction counts the gate holds the
+#                          tree to (both, or the one named)
 #   make pgo-profile       regenerates profiles/orcrt-executor.pgo
 #
 # The gate (bench/cmd/benchgate) builds both revisions' test binaries,
@@ -26,7 +27,10 @@
 # significant (Mann-Whitney U, p < 0.05) and larger than
 # BENCH_THRESHOLD in two runs, on any increase of allocs/op (and of B/op
 # where it is deterministic), and on instructions per op more than 5%
-# above the base or the stored baseline. See README.md ("Benchmarks").
+# above the base or the stored baseline: the host's under cachegrind, and
+# linux/arm64's under qemu-aarch64 with the qemuinsn plugin (.ci/arm64.mk
+# builds it; the arm64 root comes from make arm64-deps). See README.md
+# ("Benchmarks").
 
 BENCH_BASE ?= HEAD~1
 BENCH_THRESHOLD ?= 10%
@@ -45,23 +49,28 @@ PGO_PROFILE := profiles/orcrt-executor.pgo
 BENCH_GATE_FILE := bench/gate.txt
 # Extra benchgate flags (.ci/gate-trials.sh passes -compare-identical).
 BENCH_GATE_EXTRA ?=
-BENCH_GATE_COMMON := -set $(BENCH_GATE_FILE) -exe ./cmd/orcrt-executor -input $(PGO_PROFILE) \
-  -instr-baseline profiles/instructions-$(shell $(GO) env GOARCH).txt
+BENCH_GOARCH := $(shell $(GO) env GOARCH)
+# The arm64 counts (instr:arm64 and exec:arm64 entries); recursive, as
+# QEMUINSN and ARM64_ROOT come from .ci/arm64.mk.
+BENCH_GATE_ARM64 = -arm64-baseline profiles/instructions-arm64.txt -qemu-plugin $(CURDIR)/$(QEMUINSN) -arm64-root $(ARM64_ROOT)
+BENCH_GATE_COMMON = -set $(BENCH_GATE_FILE) -exe ./cmd/orcrt-executor -input $(PGO_PROFILE) \
+  -instr-baseline profiles/instructions-$(BENCH_GOARCH).txt $(BENCH_GATE_ARM64)
+BENCH_INSTR_ARCH ?=
 
 .PHONY: bench bench-instr bench-report bench-gate bench-gate-full bench-baseline bench-instr-baseline pgo-profile
 
 TEST_EXTRA += bench-gate
 
-bench:
-	COUNT=$(BENCH_COUNT) BENCHTIME=$(BENCH_TIME) WHOLE_N=$(BENCH_WHOLE_N) bench/suite.sh
+bench: qemuinsn arm64-deps
+	COUNT=$(BENCH_COUNT) BENCHTIME=$(BENCH_TIME) WHOLE_N=$(BENCH_WHOLE_N) INSTR_FLAGS="$(BENCH_GATE_ARM64)" bench/suite.sh
 
-bench-instr:
-	ONLY=instr bench/suite.sh
+bench-instr: qemuinsn arm64-deps
+	ONLY=instr INSTR_FLAGS="$(BENCH_GATE_ARM64)" bench/suite.sh
 
 bench-report:
 	bench/report.sh
 
-bench-gate:
+bench-gate: qemuinsn arm64-deps
 	$(GO) run ./bench/cmd/benchgate -base $(BENCH_BASE) -threshold $(BENCH_THRESHOLD) \
 	  -count $(BENCH_GATE_COUNT) -benchtime $(BENCH_GATE_TIME) $(BENCH_GATE_COMMON) $(BENCH_GATE_EXTRA) \
 	  -out bench/out/gate
@@ -73,9 +82,9 @@ bench-gate-full:
 	  ./bench/spsbench=. ./bench/keepalivebench=. ./bench/membench=. ./bench/allocbench=. \
 	  ./bench/rtbench=. ./bench/wirebench=. ./bench/procbench=.
 
-bench-instr-baseline:
+bench-instr-baseline: qemuinsn arm64-deps
 	@test -n "$(REASON)" || { echo 'bench-instr-baseline: say why: make bench-instr-baseline REASON="..."'; exit 1; }
-	$(GO) run ./bench/cmd/benchgate $(BENCH_GATE_COMMON) -record-instr -reason "$(REASON)"
+	$(GO) run ./bench/cmd/benchgate $(BENCH_GATE_COMMON) -record-instr -record-arch "$(BENCH_INSTR_ARCH)" -reason "$(REASON)"
 
 bench-baseline:
 	bench/baseline.sh profiles/baseline-$$($(GO) env GOARCH).txt

@@ -43,15 +43,16 @@ GOARCH_=$($GO env GOARCH)
 # cachegrind, judged against the stored baseline (the "stored" anchor).
 instr() {
   echo "== instructions per op (cachegrind; bench/gate.txt's instr entries)" >&2
+  # shellcheck disable=SC2086 # INSTR_FLAGS: the arm64 counts' flags (.ci/bench.mk)
   $GO run ./bench/cmd/benchgate -set "$GATE_FILE" -instr-baseline "profiles/instructions-$GOARCH_.txt" \
-    -measure-instr "$OUT/instr.txt" >&2
+    ${INSTR_FLAGS:-} -measure-instr "$OUT/instr.txt" >&2
 }
 verdict() { # extra benchsum flags
   echo
   echo "== verdict: each figure against its same-run anchor or the stored baseline (bench/targets.txt; goals: bench/goals.txt)"
   # Exits 1 (and so does make bench) when a target is missed; goals never fail.
   $GO run ./bench/cmd/benchsum -strict -targets "$TARGETS" -goals bench/goals.txt \
-    -stored "profiles/instructions-$GOARCH_.txt" -tests "$OUT/tests.txt" "$@" "$OUT/bench.txt" | tee "$OUT/summary.txt"
+    -stored "profiles/instructions-$GOARCH_.txt,profiles/instructions-arm64.txt" -tests "$OUT/tests.txt" "$@" "$OUT/bench.txt" | tee "$OUT/summary.txt"
 }
 if [ "$ONLY" = instr ]; then
   instr

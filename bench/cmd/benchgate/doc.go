@@ -8,17 +8,16 @@
 // `make bench-instr-baseline`):
 //
 //	go run ./bench/cmd/benchgate [-base HEAD~1] -set bench/gate.txt
-//	    -instr-baseline profiles/instructions-amd64.txt
+//	    -instr-baseline profiles/instructions-amd64.txt [-arm64-baseline
+//	    profiles/instructions-arm64.txt -qemu-plugin SO -arm64-root DIR]
 //	    [-exe ./cmd/orcrt-executor] [-input profiles/orcrt-executor.pgo]
 //	    [-threshold 10%] [-instr-threshold 5%] [-alpha 0.05] [-count 10]
 //	    [-confirm 10] [-benchtime 100ms] [-cpu N] [-out DIR]
 //	    [-compare-identical] [PKG=REGEXP...]
-//	go run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline FILE
-//	    -record-instr -reason WHY
-//	go run ./bench/cmd/benchgate -set bench/gate.txt -instr-baseline FILE
-//	    -measure-instr OUT
+//	go run ./bench/cmd/benchgate ... -record-instr -reason WHY [-record-arch A]
+//	go run ./bench/cmd/benchgate ... -measure-instr OUT
 //
-// The gated set (-set) lists entries "KIND PKGDIR REGEXP [N]"
+// The gated set (-set) lists entries "KIND[:arm64] PKGDIR REGEXP [N]"
 // (bench/gate.txt explains them); PKG=REGEXP arguments add time entries.
 // benchgate checks the base revision out into a temporary git worktree
 // and builds both revisions' test binaries with -trimpath, so the same
@@ -38,14 +37,16 @@
 //     report a constant value, otherwise reported.
 //   - allocs entries: the same, with ns/op reported, not gated.
 //   - instr entries: one benchmark each, run under valgrind's cachegrind
-//     with GOMAXPROCS=1, GOGC=off and GODEBUG=asyncpreemptoff=1, three
-//     times at N and three times at 3N iterations; the medians'
-//     difference over 2N is its instructions per operation. It fails
-//     more than -instr-threshold above the base's count or the stored
-//     baseline's (-instr-baseline), when missing from the baseline, and
-//     when the baseline names a benchmark of a measured package that is
-//     no longer measured, unless the baseline's "reason:" changed. A
-//     baseline recorded by another Go version fails: re-record it.
+//     (instr:arm64: built for linux/arm64, under qemu-aarch64 with the
+//     qemuinsn plugin) with GOMAXPROCS=1, GOGC=off and GODEBUG
+//     asyncpreemptoff=1 and cpu.rdtscp=off merged in, three times at N
+//     and at 3N iterations; the medians' difference over 2N is its
+//     instructions per operation. It fails more than -instr-threshold
+//     above the base's count or the stored baseline's, when missing from
+//     the baseline, and when the baseline names a benchmark of a measured
+//     package no longer measured, unless its "reason:" changed. A
+//     baseline recorded by another Go version fails; one recorded on
+//     another CPU (its "cpu:" line) is not compared, the base still is.
 //   - exec entries: the same for a whole run of a command, the median
 //     of five, its input at end of file (bench/gate.txt).
 //   - the set itself: a change that drops an entry of the base's set must

@@ -18,30 +18,40 @@ const (
 	kindAllocs = "allocs" // allocs/op and B/op; ns/op reported only
 	kindInstr  = "instr"  // instructions per op under cachegrind
 	kindExec   = "exec"   // instructions of a whole run of a command under cachegrind
+
+	// archARM64 is the one arch suffix a kind takes (instr:arm64,
+	// exec:arm64): the entry built for linux/arm64 and counted under
+	// qemu-aarch64 with the qemuinsn plugin, not under cachegrind.
+	archARM64 = "arm64"
 )
 
 // gateEntry is one line of the gated set.
 type gateEntry struct {
 	kind  string
+	arch  string   // "": the host's build under cachegrind; archARM64
 	dir   string   // package directory, ./bench/spsbench
 	bench string   // -bench expression
 	n     int      // kindInstr: iterations of the shorter run
 	args  []string // kindExec: the command's arguments (bench is the figure's name)
-	// kindInstr: the entry's own threshold (0: -instr-threshold), for a
+	// kindInstr, kindExec: the entry's own threshold (0: -instr-threshold), for a
 	// figure whose count is less repeatable than most.
 	threshold float64
 }
 
 func (e gateEntry) String() string {
-	s := e.kind + " " + e.dir + " " + e.bench
+	s := e.kind
+	if e.arch != "" {
+		s += ":" + e.arch
+	}
+	s += " " + e.dir + " " + e.bench
 	if e.kind == kindExec {
 		s += " " + strings.Join(e.args, " ")
 	}
 	if e.kind == kindInstr {
 		s += " " + strconv.Itoa(e.n)
-		if e.threshold != 0 {
-			s += " " + strconv.FormatFloat(e.threshold*100, 'g', -1, 64) + "%"
-		}
+	}
+	if e.threshold != 0 {
+		s += " " + strconv.FormatFloat(e.threshold*100, 'g', -1, 64) + "%"
 	}
 	return s
 }
@@ -52,8 +62,12 @@ type gateSet struct {
 	reason  string // the "reason:" line, which a change that drops an entry must renew
 }
 
+// thresholdToken is an exec entry's last token when it is the entry's
+// own threshold rather than an argument of the command.
+var thresholdToken = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?%$`)
+
 // parseGateSet reads a gated-set file: "#" comments, one "reason: ..."
-// line, and entries "KIND PKGDIR REGEXP [N [THRESHOLD]]".
+// line, and entries "KIND[:arm64] PKGDIR REGEXP [N [THRESHOLD]]".
 func parseGateSet(data []byte, name string) (*gateSet, error) {
 	gs := &gateSet{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -71,9 +85,13 @@ func parseGateSet(data []byte, name string) (*gateSet, error) {
 		if len(f) < 3 {
 			return nil, bad("want KIND PKGDIR REGEXP [N]")
 		}
-		e := gateEntry{kind: f[0], dir: "./" + filepath.ToSlash(filepath.Clean(f[1])), bench: f[2]}
+		e := gateEntry{dir: "./" + filepath.ToSlash(filepath.Clean(f[1])), bench: f[2]}
+		e.kind, e.arch, _ = strings.Cut(f[0], ":")
 		if _, err := regexp.Compile(strings.ReplaceAll(e.bench, "/", "")); err != nil {
 			return nil, bad("bad regexp: " + err.Error())
+		}
+		if e.arch != "" && (e.arch != archARM64 || (e.kind != kindInstr && e.kind != kindExec)) {
+			return nil, bad("only instr and exec entries take an arch, and only :" + archARM64)
 		}
 		switch e.kind {
 		case kindTime, kindAllocs:
@@ -98,6 +116,13 @@ func parseGateSet(data []byte, name string) (*gateSet, error) {
 			}
 		case kindExec:
 			e.args = f[3:]
+			if n := len(e.args); n > 0 && thresholdToken.MatchString(e.args[n-1]) {
+				t, err := parseThreshold("threshold", e.args[n-1])
+				if err != nil || t == 0 {
+					return nil, bad("bad threshold (e.g. 8%)")
+				}
+				e.threshold, e.args = t, e.args[:n-1]
+			}
 		default:
 			return nil, bad("unknown kind " + strconv.Quote(e.kind) + " (time, allocs, instr or exec)")
 		}

@@ -14,12 +14,21 @@ allocs bench/allocbench ^BenchmarkMemoryManager$
 instr ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 5000
 instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%
 exec ./cmd/orcrt-executor Start/input=eof ORCRT_LLVM=22 filedescs=0,1
+instr:arm64 ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 50000
+exec:arm64 ./cmd/orcrt-executor Start/input=eof filedescs=0,1 10%
 `), "gate.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gs.reason != "first" || len(gs.entries) != 5 {
-		t.Fatalf("reason %q, %d entries; want first, 5", gs.reason, len(gs.entries))
+	if gs.reason != "first" || len(gs.entries) != 7 {
+		t.Fatalf("reason %q, %d entries; want first, 7", gs.reason, len(gs.entries))
+	}
+	if e := gs.entries[5]; e.kind != kindInstr || e.arch != archARM64 || e.n != 50000 || e.String() != "instr:arm64 ./bench/spsbench ^BenchmarkSPS$/^op=decode$ 50000" {
+		t.Errorf("entry 6 = %+v (%s)", e, e)
+	}
+	if e := gs.entries[6]; e.kind != kindExec || e.arch != archARM64 || e.threshold != 0.1 || len(e.args) != 1 ||
+		figureName(e, e.bench) != "orcrt-executor:Start/input=eof/goarch=arm64" || e.String() != "exec:arm64 ./cmd/orcrt-executor Start/input=eof filedescs=0,1 10%" {
+		t.Errorf("entry 7 = %+v (%s)", e, e)
 	}
 	if e := gs.entries[3]; e.threshold != 0.08 || e.String() != "instr ./bench/wirebench ^BenchmarkRoundTrip$ 2000 8%" {
 		t.Errorf("entry 4 = %+v (%s)", e, e)
@@ -44,6 +53,8 @@ exec ./cmd/orcrt-executor Start/input=eof ORCRT_LLVM=22 filedescs=0,1
 		"reason: r\ntime ./bench/x ^B$ 10\n",    // time with N
 		"reason: r\ntime ./bench/x\n",           // no regexp
 		"reason: r\ntime ./bench/x ^(B$\n",      // bad regexp
+		"reason: r\ntime:arm64 ./bench/x ^B$\n", // arch on a time entry
+		"reason: r\ninstr:riscv64 ./bench/x ^B$ 1\n",
 	} {
 		if _, err := parseGateSet([]byte(bad), "gate.txt"); err == nil {
 			t.Errorf("accepted %q", bad)
@@ -102,6 +113,29 @@ func TestInstrCreep(t *testing.T) {
 	}
 	if firstFail != 2 {
 		t.Errorf("first failure at commit %d, want 2 (+8.2%% over the stored baseline)", firstFail)
+	}
+}
+
+// TestInstrVerdictsOtherCPU: without a stored baseline (recorded on a
+// CPU presented otherwise) only the base comparison judges.
+func TestInstrVerdictsOtherCPU(t *testing.T) {
+	c := &config{instrThreshold: 0.05}
+	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 104}, {name: "p:New", head: 9}}, nil, nil); n != 0 {
+		t.Errorf("+4%% and a new figure: %d failures, want 0", n)
+	}
+	if n := instrVerdicts(c, []instrResult{{name: "p:A", base: 100, head: 110}}, nil, nil); n != 1 {
+		t.Errorf("+10%% over the base: %d failures, want 1", n)
+	}
+}
+
+func TestParseQemuinsn(t *testing.T) {
+	if v, err := parseQemuinsn("instructions: 1234\n"); err != nil || v != 1234 {
+		t.Errorf("parseQemuinsn = %v, %v", v, err)
+	}
+	for _, bad := range []string{"", "instructions: x", "I refs: 5"} {
+		if _, err := parseQemuinsn(bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
 	}
 }
 

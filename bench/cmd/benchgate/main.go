@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -41,8 +42,12 @@ type config struct {
 	instr          []gateEntry // instr entries
 	exes           []string    // main packages the benchmarks build and run
 	inputs         []string    // files the benchmarks read (a PGO profile)
-	instrBaseline  string      // stored instruction baseline
-	record         bool        // record instrBaseline instead of gating
+	instrBaseline  string      // stored instruction baseline of the host's entries
+	arm64Baseline  string      // stored instruction baseline of the :arm64 entries
+	qemuPlugin     string      // the qemuinsn plugin (bench/qemuinsn) arm64 entries are counted with
+	arm64Root      string      // the arm64 sysroot qemu-aarch64 runs them in (.ci/arm64-deps.sh)
+	record         bool        // record the baselines instead of gating
+	recordArch     string      // with record: only this arch's baseline ("amd64" for the host's, "arm64")
 	measureOut     string      // measure instr entries into this file instead of gating
 	reason         string
 	// compareIdentical runs and judges packages whose base and head
@@ -77,7 +82,11 @@ func run() (int, error) {
 	flag.StringVar(&threshold, "threshold", "10%", "slowdown that fails when significant (e.g. 10% or 0.1)")
 	flag.StringVar(&instrThreshold, "instr-threshold", "5%", "instruction-count increase that fails (against the base and the stored baseline)")
 	flag.StringVar(&c.instrBaseline, "instr-baseline", "", "stored instruction baseline (profiles/instructions-amd64.txt); required with instr entries")
-	flag.BoolVar(&c.record, "record-instr", false, "measure the working tree's instr entries and write -instr-baseline (with -reason); no gate")
+	flag.StringVar(&c.arm64Baseline, "arm64-baseline", "", "stored instruction baseline of the instr:arm64 and exec:arm64 entries (profiles/instructions-arm64.txt)")
+	flag.StringVar(&c.qemuPlugin, "qemu-plugin", "", "the qemuinsn TCG plugin (make qemuinsn) that counts arm64 entries under qemu-aarch64")
+	flag.StringVar(&c.arm64Root, "arm64-root", "", "the arm64 sysroot for qemu-aarch64 -L (ARM64_ROOT, make arm64-deps)")
+	flag.BoolVar(&c.record, "record-instr", false, "measure the working tree's instr entries and write -instr-baseline and -arm64-baseline (with -reason); no gate")
+	flag.StringVar(&c.recordArch, "record-arch", "", "with -record-instr: write only this arch's baseline (the host's GOARCH, or arm64)")
 	flag.StringVar(&c.reason, "reason", "", "with -record-instr: why the baseline is re-recorded")
 	flag.StringVar(&c.measureOut, "measure-instr", "", "measure the working tree's instr entries into this `file` (benchmark format, for make bench's verdict); no gate")
 	flag.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
@@ -89,7 +98,12 @@ func run() (int, error) {
 	flag.Var(&exes, "exe", "main package the benchmarks build and run (repeatable): part of every package's fingerprint")
 	flag.Var(&inputs, "input", "file the benchmarks read (repeatable): part of every package's fingerprint")
 	flag.BoolVar(&c.compareIdentical, "compare-identical", false, "also run and judge packages whose base and head builds are identical")
+	cpuProbe := flag.Bool("cpu-probe", false, "print the CPU this process sees and exit (the gate runs itself with it under valgrind)")
 	flag.Parse()
+	if *cpuProbe {
+		fmt.Println(cpuFeatures())
+		return 0, nil
+	}
 	c.exes, c.inputs = exes, inputs
 	var err error
 	if c.threshold, err = parseThreshold("-threshold", threshold); err != nil {
@@ -118,8 +132,13 @@ func run() (int, error) {
 	if len(c.pkgs) == 0 && len(c.instr) == 0 {
 		return 0, errors.New("no packages to gate")
 	}
-	if len(c.instr) > 0 && c.instrBaseline == "" {
-		return 0, errors.New("instr entries need -instr-baseline")
+	for _, e := range c.instr {
+		if c.baselineFor(e.arch) == "" {
+			return 0, fmt.Errorf("%s needs a stored baseline (-instr-baseline, or -arm64-baseline for :arm64)", e)
+		}
+	}
+	if c.recordArch != "" && c.recordArch != runtime.GOARCH && c.recordArch != archARM64 {
+		return 0, fmt.Errorf("-record-arch %q: want %s (the host's entries) or arm64", c.recordArch, runtime.GOARCH)
 	}
 	if c.record && c.reason == "" {
 		return 0, errors.New("-record-instr needs -reason")
@@ -147,6 +166,34 @@ func (c *config) add(entries []gateEntry) {
 			c.pkgs = append(c.pkgs, pkgSpec{dir: filepath.Clean(e.dir), bench: e.bench, allocsOnly: e.kind == kindAllocs})
 		}
 	}
+}
+
+// baselineFor returns the stored baseline of arch's entries.
+func (c *config) baselineFor(arch string) string {
+	if arch == archARM64 {
+		return c.arm64Baseline
+	}
+	return c.instrBaseline
+}
+
+// archName names an entry's arch: the host's GOARCH for "".
+func archName(arch string) string {
+	if arch == "" {
+		return runtime.GOARCH
+	}
+	return arch
+}
+
+// arches returns the archs of the instr entries, the host's ("") first.
+func (c *config) arches() []string {
+	var out []string
+	for _, e := range c.instr {
+		if !slices.Contains(out, e.arch) {
+			out = append(out, e.arch)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func parseThreshold(flagName, s string) (float64, error) {
@@ -184,22 +231,22 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 	bins := map[string]string{}
 	var res []instrResult
 	for i, e := range c.instr {
-		bin, ok := bins[e.dir]
+		bin, ok := bins[e.dir+":"+e.arch]
 		if !ok {
 			bin = filepath.Join(tmp, fmt.Sprintf("instr-%d.test", i))
 			build := buildTest
 			if e.kind == kindExec {
 				build = buildCommand
 			}
-			if err := build(root, e.dir, bin); err != nil {
+			if err := build(root, e.dir, e.arch, bin); err != nil {
 				return nil, err
 			}
-			bins[e.dir] = bin
+			bins[e.dir+":"+e.arch] = bin
 		}
 		var name string
 		var vs []float64
 		for range runs {
-			nm, v, err := measureEntry(bin, root, e)
+			nm, v, err := measureEntry(c, bin, root, e)
 			if err != nil {
 				return nil, err
 			}
@@ -207,7 +254,7 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 		}
 		v := benchdata.Median(vs)
 		fmt.Printf("%s\t%.0f instructions/op (of %.0f)\n", name, v, vs)
-		res = append(res, instrResult{name: name, dir: e.dir, head: v, threshold: e.threshold})
+		res = append(res, instrResult{name: name, dir: e.dir, arch: e.arch, head: v, threshold: e.threshold})
 	}
 	return res, nil
 }
@@ -216,18 +263,29 @@ func measureHead(c *config, runs int) ([]instrResult, error) {
 // baseline. The stored figure is what later runs are held to: the median
 // of recordRuns measurements, so that one run's outlier is not it.
 func record(c *config) error {
+	if c.recordArch != "" {
+		c.instr = slices.DeleteFunc(slices.Clone(c.instr), func(e gateEntry) bool { return archName(e.arch) != c.recordArch })
+	}
 	res, err := measureHead(c, recordRuns)
 	if err != nil {
 		return err
 	}
-	b := &benchdata.InstrBaseline{Reason: c.reason, GoVersion: goVersion(), PerOp: map[string]float64{}}
-	for _, r := range res {
-		b.PerOp[r.name] = r.head
+	for _, arch := range c.arches() {
+		cpu, err := countedCPU(c, arch)
+		if err != nil {
+			return err
+		}
+		b := &benchdata.InstrBaseline{Reason: c.reason, GoVersion: goVersion(), CPU: cpu, PerOp: map[string]float64{}}
+		for _, r := range res {
+			if r.arch == arch {
+				b.PerOp[r.name] = r.head
+			}
+		}
+		if err := b.Write(c.baselineFor(arch)); err != nil {
+			return err
+		}
+		fmt.Printf("benchgate: wrote %s (%d entries)\n", c.baselineFor(arch), len(b.PerOp))
 	}
-	if err := b.Write(c.instrBaseline); err != nil {
-		return err
-	}
-	fmt.Printf("benchgate: wrote %s (%d entries)\n", c.instrBaseline, len(b.PerOp))
 	return nil
 }
 
@@ -314,7 +372,7 @@ func gate(c *config) (int, error) {
 	var built []bins
 	var newPkgs, identical []string
 	for i, p := range c.pkgs {
-		b, err := fp.build(root, baseTree, p.dir, i, false)
+		b, err := fp.build(root, baseTree, p.dir, "", i, false)
 		if err != nil {
 			return 0, err
 		}
@@ -434,46 +492,85 @@ func timeGate(c *config, root, baseTree, out string, run []int, built []bins) (i
 // where its build differs, and judges them against the base and the
 // stored baseline.
 func instrGate(c *config, root, baseTree string, fp *fingerprints) (int, error) {
-	stored, err := benchdata.ReadInstrBaseline(c.instrBaseline)
-	if err != nil {
-		return 0, err
+	type baselines struct{ stored, atBase *benchdata.InstrBaseline }
+	stored := map[string]baselines{}
+	failed := 0
+	for _, arch := range c.arches() {
+		path := c.baselineFor(arch)
+		st, err := benchdata.ReadInstrBaseline(path)
+		if err != nil {
+			return 0, err
+		}
+		if st.GoVersion != goVersion() {
+			fmt.Printf("benchgate: FAIL: %s was recorded with %s, this is %s: instruction counts differ between compilers; re-record it (make bench-instr-baseline REASON=...)\n",
+				path, st.GoVersion, goVersion())
+			failed++
+		}
+		cpu, err := countedCPU(c, arch)
+		if err != nil {
+			return 0, err
+		}
+		atBase, err := benchdata.ReadInstrBaseline(filepath.Join(baseTree, path))
+		if errors.Is(err, fs.ErrNotExist) {
+			atBase, err = nil, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if st.CPU != cpu {
+			// Other code runs on another CPU model: the counts are
+			// still compared with the base's, measured here too.
+			fmt.Printf("benchgate: %s was recorded on a CPU presented as %q, this one is %q: the runtime's memmove and memclr and glibc's memcpy take other paths on it (RATIONALE.md, \"The regression gate\"), so its figures are judged against the base only\n",
+				path, st.CPU, cpu)
+			st = nil
+		}
+		stored[arch] = baselines{st, atBase}
 	}
-	if stored.GoVersion != goVersion() {
-		fmt.Printf("benchgate: FAIL: %s was recorded with %s, this is %s: instruction counts differ between compilers; re-record it (make bench-instr-baseline REASON=...)\n",
-			c.instrBaseline, stored.GoVersion, goVersion())
-		return 1, nil
+	if failed > 0 {
+		return failed, nil
 	}
-	storedAtBase, err := benchdata.ReadInstrBaseline(filepath.Join(baseTree, c.instrBaseline))
-	if errors.Is(err, fs.ErrNotExist) {
-		storedAtBase, err = nil, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	fmt.Printf("\nbenchgate: instructions per op under cachegrind (%d entries; stored baseline %s, %s)\n", len(c.instr), c.instrBaseline, stored.Reason)
 	var res []instrResult
 	for i, e := range c.instr {
-		b, err := fp.build(root, baseTree, e.dir, len(c.pkgs)+i, e.kind == kindExec)
+		b, err := fp.build(root, baseTree, e.dir, e.arch, len(c.pkgs)+i, e.kind == kindExec)
 		if err != nil {
 			return 0, err
 		}
-		name, head, err := measureEntry(b.head, root, e)
+		name, head, err := measureEntry(c, b.head, root, e)
 		if err != nil {
 			return 0, err
 		}
-		r := instrResult{name: name, head: head, threshold: e.threshold}
+		r := instrResult{name: name, arch: e.arch, head: head, threshold: e.threshold}
 		switch {
 		case b.base == "":
 		case b.identical && !c.compareIdentical:
 			r.base = head
 		default:
-			if _, r.base, err = measureEntry(b.base, baseTree, e); err != nil {
+			if _, r.base, err = measureEntry(c, b.base, baseTree, e); err != nil {
 				return 0, err
 			}
 		}
 		res = append(res, r)
 	}
-	return instrVerdicts(c, res, stored, storedAtBase), nil
+	for _, arch := range c.arches() {
+		var mine []instrResult
+		for _, r := range res {
+			if r.arch == arch {
+				mine = append(mine, r)
+			}
+		}
+		how := "the host's build under cachegrind"
+		if arch == archARM64 {
+			how = "linux/arm64 under qemu-aarch64 -cpu " + qemuCPU + " with qemuinsn"
+		}
+		st := stored[arch]
+		against := "no stored baseline on this CPU"
+		if st.stored != nil {
+			against = "stored baseline " + c.baselineFor(arch) + ", " + st.stored.Reason
+		}
+		fmt.Printf("\nbenchgate: instructions per op, %s (%d entries; %s)\n", how, len(mine), against)
+		failed += instrVerdicts(c, mine, st.stored, st.atBase)
+	}
+	return failed, nil
 }
 
 type bins struct {
@@ -516,8 +613,8 @@ func (fp *fingerprints) common(c *config, root, baseTree string) error {
 
 // build returns the package's test binaries, or with exe its command
 // (base empty when the base has no such package), built once per package.
-func (fp *fingerprints) build(root, baseTree, dir string, i int, exe bool) (bins, error) {
-	if b, ok := fp.built[dir]; ok {
+func (fp *fingerprints) build(root, baseTree, dir, arch string, i int, exe bool) (bins, error) {
+	if b, ok := fp.built[dir+":"+arch]; ok {
 		return b, nil
 	}
 	buildFn := buildTest
@@ -525,12 +622,12 @@ func (fp *fingerprints) build(root, baseTree, dir string, i int, exe bool) (bins
 		buildFn = buildCommand
 	}
 	b := bins{head: filepath.Join(fp.tmp, fmt.Sprintf("head-%d.test", i))}
-	if err := buildFn(root, dir, b.head); err != nil {
+	if err := buildFn(root, dir, arch, b.head); err != nil {
 		return b, fmt.Errorf("head: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(baseTree, dir)); err == nil {
 		b.base = filepath.Join(fp.tmp, fmt.Sprintf("base-%d.test", i))
-		if err := buildFn(baseTree, dir, b.base); err != nil {
+		if err := buildFn(baseTree, dir, arch, b.base); err != nil {
 			return b, fmt.Errorf("base: %w", err)
 		}
 		same, err := sameFiles(b.head, b.base)
@@ -542,7 +639,7 @@ func (fp *fingerprints) build(root, baseTree, dir string, i int, exe bool) (bins
 	if fp.built == nil {
 		fp.built = map[string]bins{}
 	}
-	fp.built[dir] = b
+	fp.built[dir+":"+arch] = b
 	return b, nil
 }
 
@@ -682,10 +779,11 @@ func confirmed(c *config, keys []benchdata.Key, base, head *benchdata.Set) int {
 	return n
 }
 
-func buildTest(tree, pkg, out string) error {
+func buildTest(tree, pkg, arch, out string) error {
 	// -trimpath: the same code builds to the same bytes in both trees.
 	cmd := exec.Command("go", "test", "-c", "-trimpath", "-o", out, "./"+filepath.ToSlash(pkg))
 	cmd.Dir = tree
+	cmd.Env = buildEnv(arch)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go test -c %s in %s: %w\n%s", pkg, tree, err, b)
 	}
@@ -693,13 +791,27 @@ func buildTest(tree, pkg, out string) error {
 }
 
 // buildCommand builds a main package, as buildTest a test binary.
-func buildCommand(tree, pkg, out string) error {
+func buildCommand(tree, pkg, arch, out string) error {
 	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./"+filepath.ToSlash(pkg))
 	cmd.Dir = tree
+	cmd.Env = buildEnv(arch)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, tree, err, b)
 	}
 	return nil
+}
+
+// buildEnv is the environment of a build for arch: nil (the process's)
+// for the host, a cgo cross build for arm64 (.ci/arm64.mk's ARM64_ENV).
+func buildEnv(arch string) []string {
+	if arch != archARM64 {
+		return nil
+	}
+	cc := os.Getenv("ARM64_CC")
+	if cc == "" {
+		cc = "aarch64-linux-gnu-gcc"
+	}
+	return append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=1", "CC="+cc)
 }
 
 func runBench(c *config, bin, dir, bench string) ([]byte, error) {

@@ -15,7 +15,7 @@ import (
 
 func TestInstrEnviron(t *testing.T) {
 	env := instrEnviron(
-		[]string{"HOME=/h", "GOMAXPROCS=8", "GODEBUG=madvdontneed=1,asyncpreemptoff=0"},
+		[]string{"HOME=/h", "GOMAXPROCS=8", "GODEBUG=madvdontneed=1,asyncpreemptoff=0"}, "",
 		[]string{"ORCRT_LLVM=22", "GODEBUG=cpu.avx2=off"})
 	want := "GODEBUG=madvdontneed=1,asyncpreemptoff=1,cpu.rdtscp=off,cpu.avx2=off"
 	if got := env[len(env)-1]; got != want {
@@ -26,6 +26,9 @@ func TestInstrEnviron(t *testing.T) {
 	}
 	if !slices.Contains(env, "HOME=/h") || !slices.Contains(env, "ORCRT_LLVM=22") {
 		t.Errorf("inherited or entry variables lost: %q", env)
+	}
+	if got := instrEnviron(nil, archARM64, nil); got[len(got)-1] != "GODEBUG=asyncpreemptoff=1" {
+		t.Errorf("arm64: %q; arm64's runtime has no cpu.rdtscp", got)
 	}
 	if got := mergeGODEBUG([]string{"a=1", "", "b=2", "a=3"}); got != "a=3,b=2" {
 		t.Errorf("mergeGODEBUG = %q, want a=3,b=2", got)
@@ -43,7 +46,7 @@ func TestCountedProgramsAvoidRDTSCP(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "cputicks")
-	if err := buildCommand(".", "testdata/cputicks", bin); err != nil {
+	if err := buildCommand(".", "testdata/cputicks", "", bin); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "cachegrind.out")
@@ -115,4 +118,43 @@ func cachegrindLineCounts(t *testing.T, path, fn string) map[int]int {
 		t.Fatal(err)
 	}
 	return counts
+}
+
+// TestQemuinsnCounts builds the qemuinsn plugin and counts a loop of n,
+// 3n and 9n iterations through the gate's own arm64 path: the counts'
+// differences must grow threefold, as the loop's instructions do.
+func TestQemuinsnCounts(t *testing.T) {
+	for _, tool := range []string{"qemu-aarch64", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found (make arm64-deps installs it)", tool)
+		}
+	}
+	tmp := t.TempDir()
+	c := &config{qemuPlugin: filepath.Join(tmp, "libqemuinsn.so"), arm64Root: tmp}
+	src := filepath.Join("..", "..", "qemuinsn", "qemuinsn.c")
+	if b, err := exec.Command("gcc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-o", c.qemuPlugin, src).CombinedOutput(); err != nil {
+		t.Fatalf("building qemuinsn: %v\n%s", err, b)
+	}
+	bin := filepath.Join(tmp, "spin")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/spin")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	var counts []float64
+	for _, n := range []int{3000000, 9000000, 27000000} {
+		v, err := countInstructions(c, archARM64, tmp, nil, nil, bin, strconv.Itoa(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, v)
+	}
+	d1, d2 := counts[1]-counts[0], counts[2]-counts[1]
+	t.Logf("counts %.0f; per iteration %.3f and %.3f", counts, d1/6e6, d2/18e6)
+	if d1 < 6e6 || d2/d1 < 2.97 || d2/d1 > 3.03 {
+		t.Errorf("counts %.0f: the differences %.0f and %.0f are not in ratio 3", counts, d1, d2)
+	}
+	if _, err := countInstructions(c, archARM64, tmp, nil, nil, bin, "x"); err == nil {
+		t.Error("a program exiting 2 gave a count")
+	}
 }

@@ -16,11 +16,13 @@ const InstrUnit = "instructions/op"
 
 // InstrBaseline is the stored instruction baseline
 // (profiles/instructions-$GOARCH.txt): instructions per operation of the
-// gated instr entries, keyed as Key.String prints them, with why and by
-// which Go release it was recorded.
+// gated instr entries, keyed as Key.String prints them, with why, by
+// which Go release and on which CPU (as the counting tool presents it)
+// it was recorded.
 type InstrBaseline struct {
 	Reason    string
 	GoVersion string
+	CPU       string // "" in a baseline recorded before the line existed
 	PerOp     map[string]float64
 }
 
@@ -45,6 +47,8 @@ func ParseInstrBaseline(data []byte, name string) (*InstrBaseline, error) {
 			b.Reason = strings.TrimSpace(strings.TrimPrefix(line, "reason:"))
 		case strings.HasPrefix(line, "go:"):
 			b.GoVersion = strings.TrimSpace(strings.TrimPrefix(line, "go:"))
+		case strings.HasPrefix(line, "cpu:"):
+			b.CPU = strings.TrimSpace(strings.TrimPrefix(line, "cpu:"))
 		default:
 			f := strings.Fields(line)
 			if len(f) != 2 {
@@ -70,10 +74,13 @@ func ParseInstrBaseline(data []byte, name string) (*InstrBaseline, error) {
 func (b *InstrBaseline) Write(path string) error {
 	var w bytes.Buffer
 	fmt.Fprintf(&w, "# Instructions per operation of the gated instr entries (bench/gate.txt),\n")
-	fmt.Fprintf(&w, "# under cachegrind; recorded by `make bench-instr-baseline REASON=...`.\n")
+	fmt.Fprintf(&w, "# counted by cachegrind (amd64) or qemuinsn (arm64); recorded by\n# `make bench-instr-baseline REASON=...`.\n")
 	fmt.Fprintf(&w, "# The gate and `make bench` fail when the head runs more than its\n")
 	fmt.Fprintf(&w, "# threshold above these.\n")
 	fmt.Fprintf(&w, "reason: %s\ngo: %s\n", b.Reason, b.GoVersion)
+	if b.CPU != "" {
+		fmt.Fprintf(&w, "cpu: %s\n", b.CPU)
+	}
 	names := make([]string, 0, len(b.PerOp))
 	for n := range b.PerOp {
 		names = append(names, n)
