@@ -562,6 +562,13 @@ var shapes = []shape{
 		seeded(u32Map(1, 2, 3), u32Map(7, 7)),
 	codecShape("map-addr-string", Entries(U64, Bytes), sps.MapEntriesOf(sps.AddrCodec, sps.String)).
 		seeded(addrMap(seedA1, seedA2), addrMap(seedA2, seedA1, seedA2)),
+
+	// LLVM 23's resolve and orc-rt's NativeDylibManager lookup
+	// (sps/llvm23.go), orc-rt's load and read_buffers (LLVM main).
+	args3("args/resolve23", lookupArgs, sps.DylibManagerResolveAddrs, "args-resolve23"),
+	ret("ret/resolve23", Expected(Seq(Optional(U64))), sps.DylibManagerResolveAddrs, sps.DylibManagerResolveAddrs.Ret, "ret-resolve23"),
+	args2("args/load", Tuple(U64, Bytes), sps.NativeDylibManagerLoad, "args-symbol-lookup"),
+	codecShape("read-buffers-sized", Seq(Tuple(U64, U64)), sps.Seq(sps.Tuple2(sps.AddrCodec, sps.U64)), "args-read-buffers-sized"),
 }
 
 var (

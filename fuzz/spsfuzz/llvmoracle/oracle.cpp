@@ -290,6 +290,15 @@ const std::map<std::string, Judge> &table() {
       {"ret/lazy-resolve", &Shape<L<SPSExpected<SPSExecutorSymbolDef>>, L<SExp<ExecutorSymbolDef>>>::judge},
       {"map-entries", &StrMap<uint64_t, uint64_t>::judge},
       {"u32s/reused", &Seq<uint32_t>::judge},
+      // LLVM 23's resolve and orc-rt's NativeDylibManager lookup, load and
+      // read_buffers (LLVM main), with LLVM 22's traits.
+      {"args/resolve23", &Shape<L<SPSExecutorAddr, SPSExecutorAddr, SPSRemoteSymbolLookupSet>,
+                                L<Addr, Addr, RemoteSymbolLookupSet>>::judge},
+      {"ret/resolve23", &Shape<L<SPSExpected<SPSSequence<SPSOptional<SPSExecutorAddr>>>>,
+                               L<SExp<std::vector<std::optional<Addr>>>>>::judge},
+      {"args/load", &Shape<L<SPSExecutorAddr, SPSString>, L<Addr, std::string>>::judge},
+      {"read-buffers-sized", &Shape<L<SPSSequence<SPSTuple<SPSExecutorAddr, uint64_t>>>,
+                                    L<std::vector<std::pair<Addr, uint64_t>>>>::judge},
       // LLVM 14-19's signatures: their SPS tags, with LLVM 22's traits.
       {"args/finalize-llvm14", &AddrFinalize::judge},
       {"ret/finalize-llvm14", &Err::judge},
