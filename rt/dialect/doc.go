@@ -2,7 +2,11 @@
 // orcrt speaks to: one [Dialect] per release, holding the texts orcrt sends
 // to that release's controller. Services implement behaviour once and read
 // the wire-visible details from the Session's Dialect, which the executor
-// chooses once, before Setup (docs/protocol.md §9).
+// chooses once, before Setup (docs/protocol.md §9). LLVM 23's and main's
+// dialects come from LLVM's sources, not from binaries (§9.5): [Choose]
+// gives a controller nothing identifies LLVM 23's ([Unidentified], which
+// 22's controllers also read) and one of a release newer than any orcrt
+// knows main's ([Newest]), with [Evidence] saying so.
 //
 // Concurrency: Dialects are immutable values; share them freely.
 package dialect

@@ -34,7 +34,9 @@
 // Disconnect, which sends Hangup and never blocks) or fatally. The
 // connection is closed, pending controller calls fail and
 // SessionHandle.NotifyDisconnected gets nil or the terminal error, which
-// Done, Wait and Err expose.
+// Done, Wait and Err expose. Options.Wire gives LLVM main's rules: result
+// kinds in a Result's tag, a Hangup's SPSError decoded (and sent with a
+// fatal error), an end of input without Hangup an error.
 //
 // # Errors
 //

@@ -10,6 +10,9 @@
 //     Queue answer executor->controller calls by tag, in any order.
 //     SendRaw, SendFrame, SendResult and Hangup misbehave on purpose.
 //     CloseWrite and Finish end the session as llvm-jitlink 22 does.
+//     Options.Wire makes it LLVM main's controller (result kinds in the
+//     tag, Hangups carrying an SPSError, Finish hanging up first), and
+//     ExecOptions.SocketAdopt launches as main's -oop-launch does.
 //   - [StartExecutor] starts an executor binary exactly as `llvm-jitlink
 //     -oop-executor=PATH` does (descriptors 3 and 6, argv [PATH,
 //     "filedescs=3,6"]) and connects a Controller.
