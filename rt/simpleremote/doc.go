@@ -31,12 +31,9 @@
 // drain ("disconnected"), or inline when the connection is ending.
 //
 // The session ends once: orderly (end of input, a Hangup, or a local
-// Disconnect, which sends Hangup and never blocks) or fatally. The
-// connection is closed, pending controller calls fail and
-// SessionHandle.NotifyDisconnected gets nil or the terminal error, which
-// Done, Wait and Err expose. Options.Wire gives LLVM main's rules: result
-// kinds in a Result's tag, a Hangup's SPSError decoded (and sent with a
-// fatal error), an end of input without Hangup an error.
+// Disconnect, which sends Hangup and never blocks) or fatally; the
+// connection closes, pending controller calls fail, and NotifyDisconnected
+// gets nil or the terminal error (Done, Wait, Err). Options.Wire: main's.
 //
 // # Errors
 //
