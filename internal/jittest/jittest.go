@@ -39,10 +39,27 @@ func Controller(t testing.TB) string {
 	return Program(t, "")
 }
 
+// ControllerPath is Controller for a TestMain: the error says why the
+// controller cannot be had.
+func ControllerPath() (string, error) {
+	if p := os.Getenv("ORCRT_JIT_CONTROLLER"); p != "" {
+		return p, nil
+	}
+	return program("")
+}
+
 // Program returns the C++ program of src built against LLVM 22 with
 // jit/controller/build.sh ("": the controller).
 func Program(t testing.TB, src string) string {
 	t.Helper()
+	p, err := program(src)
+	if err != nil {
+		llvmtools.Missing(t, "%s: %v", filepath.Base(src), err)
+	}
+	return p
+}
+
+func program(src string) (string, error) {
 	mu.Lock()
 	b := builds[src]
 	if b == nil {
@@ -51,10 +68,7 @@ func Program(t testing.TB, src string) string {
 	}
 	mu.Unlock()
 	b.once.Do(func() { b.path, b.err = build(src) })
-	if b.err != nil {
-		llvmtools.Missing(t, "%s: %v", filepath.Base(src), b.err)
-	}
-	return b.path
+	return b.path, b.err
 }
 
 func controllerDir() string {
