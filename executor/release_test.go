@@ -4,6 +4,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/rt/dialect"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
+	"github.com/orcgo/orcrt/sps"
 )
 
 // The test binary doubles as a controller of any LLVM release: copied to
@@ -29,6 +31,8 @@ const (
 	helperEnv    = "ORCRT_TEST_CONTROLLER" // the executor to start
 	helperMapEnv = "ORCRT_TEST_CONTROLLER_MAP"
 	helperBadEnv = "ORCRT_TEST_CONTROLLER_BAD" // send a malformed message after Setup
+	// hang up with this error, as main's controller does
+	helperFailEnv = "ORCRT_TEST_CONTROLLER_HANGUP"
 )
 
 // runHelperController is the controller: it starts the executor with
@@ -57,6 +61,9 @@ func runHelperController(bin string) int {
 	defer cancel()
 	if os.Getenv(helperBadEnv) != "" {
 		_ = ex.SendRaw(make([]byte, 32)) // MsgSize 0: shorter than its header
+	}
+	if msg := os.Getenv(helperFailEnv); msg != "" {
+		_ = ex.Hangup(sps.Marshal(sps.ErrorCodec, errors.New(msg)))
 	}
 	_ = ex.Finish(ctx)
 	st, err := ex.WaitTimeout(callTimeout)
@@ -145,6 +152,14 @@ func TestUnknownNewerRelease(t *testing.T) {
 
 	out = runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-99/bin"), "llvm-jitlink", "", helperBadEnv+"=1")
 	assert.Contains(t, out, "orcrt-executor: Message size too small "+unspoken, out)
+	assert.Contains(t, out, "executor: exit status 1", out)
+	t.Log(strings.TrimSpace(out))
+
+	// A controller failing at Setup that hangs up with its error, as
+	// main's does: orcrt prints that error with the release.
+	out = runAsRelease(t, filepath.Join(t.TempDir(), "usr/lib/llvm-99/bin"), "llvm-jitlink", "",
+		helperFailEnv+"=Symbols not found: [ orc_rt_ci_sps_call_main2 ]")
+	assert.Contains(t, out, "orcrt-executor: Symbols not found: [ orc_rt_ci_sps_call_main2 ] "+unspoken, out)
 	assert.Contains(t, out, "executor: exit status 1", out)
 	t.Log(strings.TrimSpace(out))
 }
