@@ -13,8 +13,9 @@ import (
 
 // NewFor builds an Executor for the controller at the other end of conn.
 // Unless opts.Dialect is set, it speaks the dialect ORCRT_LLVM names, else
-// that of the controller process's LLVM release, else the newest
-// (docs/protocol.md §9.2). It does not close conn on error.
+// that of the controller process's LLVM release, else LLVM 23's, which
+// LLVM 22's controllers read too (docs/protocol.md §9.2). It does not
+// close conn on error.
 func NewFor(conn simpleremote.Conn, opts Options) (*Executor, error) {
 	why := dialect.Evidence{How: "Options.Dialect"}
 	if opts.Dialect == nil {

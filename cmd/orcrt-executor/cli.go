@@ -63,7 +63,7 @@ Environment:
   ORCRT_LOG=debug             as -v
   ORCRT_LLVM=<release>        speak this LLVM release's dialect (19, or
                               19.1.7); default: the release of the
-                              controller process, else the newest
+                              controller process, else LLVM 23's
   ORCRT_DRAIN_TIMEOUT=<d>     once the controller has gone, wait at most
                               d (a Go duration, default 10s; 0: for ever)
                               for calls still running in JIT'd code
