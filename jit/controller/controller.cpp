@@ -35,7 +35,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -340,9 +342,67 @@ Error Controller::addLibrary(const std::string &Path) {
   return Error::success();
 }
 
+// WarmPool runs each task on a thread of its own, as LLVM's
+// DynamicThreadPoolTaskDispatcher does (tasks block on the executor's
+// answers, so none may wait for another), but keeps finished threads
+// waiting for the next task instead of starting one per task.
+class WarmPool : public TaskDispatcher {
+public:
+  void dispatch(std::unique_ptr<Task> T) override {
+    std::lock_guard<std::mutex> L(M);
+    Queue.push_back(std::move(T));
+    if (Waiting > 0) {
+      --Waiting;
+      ++Wakeups;
+      Wake.notify_one();
+      return;
+    }
+    ++Threads;
+    std::thread([this] { work(); }).detach();
+  }
+
+  void shutdown() override {
+    std::unique_lock<std::mutex> L(M);
+    Shut = true;
+    Wake.notify_all();
+    Gone.wait(L, [this] { return Threads == 0; });
+  }
+
+private:
+  void work() {
+    std::unique_lock<std::mutex> L(M);
+    for (;;) {
+      while (!Queue.empty()) {
+        auto T = std::move(Queue.front());
+        Queue.pop_front();
+        L.unlock();
+        T->run();
+        T.reset();
+        L.lock();
+      }
+      if (Shut)
+        break;
+      ++Waiting;
+      Wake.wait(L, [this] { return Wakeups > 0 || Shut; });
+      if (Wakeups > 0)
+        --Wakeups;
+      else
+        --Waiting;
+    }
+    --Threads;
+    Gone.notify_all();
+  }
+
+  std::mutex M;
+  std::condition_variable Wake, Gone;
+  std::deque<std::unique_ptr<Task>> Queue;
+  size_t Threads = 0, Waiting = 0, Wakeups = 0;
+  bool Shut = false;
+};
+
 Expected<std::unique_ptr<LLJIT>> build(int In, int Out, StringRef Runtime) {
   auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
-      std::make_unique<DynamicThreadPoolTaskDispatcher>(std::nullopt),
+      std::make_unique<WarmPool>(),
       SimpleRemoteEPC::Setup(), In, Out);
   if (!EPC)
     return EPC.takeError();
