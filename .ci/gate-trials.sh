@@ -49,11 +49,11 @@ mkdir -p "$out"
 SPIN_SPS=${SPIN_SPS:-42}
 SPIN_ALLOC=${SPIN_ALLOC:-2200}
 SPIN_PIPE=${SPIN_PIPE:-4000}
-# arm64: 15% of the instructions per op under QEMU (1906 and 16480), at
-# the measured 10.1 and 11.7 instructions an iteration (41 iterations
-# added 415 to the decode, 354 added 4147 to the alloc cycle).
+# arm64: 15% of the instructions per op under QEMU (1906 and 16470), at
+# the measured 10.1 and 10.0 instructions an iteration (41 iterations
+# added 415 to the decode, 211 added 2110 to the alloc cycle).
 SPIN_SPS_ARM64=${SPIN_SPS_ARM64:-28}
-SPIN_ALLOC_ARM64=${SPIN_ALLOC_ARM64:-211}
+SPIN_ALLOC_ARM64=${SPIN_ALLOC_ARM64:-247}
 
 spin_file() { # package dir, package name[, arm64: the spin runs in arm64 builds only]
   local loop=gateTrialSpin
@@ -109,10 +109,13 @@ if [ "${1:-}" = --bench ]; then
   trials=${2:?usage: gate-trials.sh --bench TRIALS INJECTION...}
   shift 2
   for inj in "$@"; do
+    kind=instr
     case $inj in
     sps-decode) id=instr-sps-decode pkg=spsbench ;;
     alloc-cycle) id=instr-alloc-cycle pkg=allocbench ;;
     pipe-roundtrip) id=instr-pipe-roundtrip pkg=wirebench ;;
+    arm64-sps-decode) id=instr-arm64-sps-decode pkg=spsbench kind=instr:arm64 ;;
+    arm64-alloc-cycle) id=instr-arm64-alloc-cycle pkg=allocbench kind=instr:arm64 ;;
     *) echo "gate-trials: unknown injection $inj" >&2; exit 2 ;;
     esac
     clone=$(mktemp -d /tmp/bench-trial-XXXXXX)
@@ -122,7 +125,7 @@ if [ "${1:-}" = --bench ]; then
     [ -z "${FULL:-}" ] || target=bench
     vars=()
     if [ "${GATE_SET:-}" = short ]; then
-      { grep '^reason:' "$clone/bench/gate.txt"; grep -E "^instr +\./bench/$pkg " "$clone/bench/gate.txt"; } >"$clone/bench/gate.short"
+      { grep '^reason:' "$clone/bench/gate.txt"; grep -E "^$kind +\./bench/$pkg " "$clone/bench/gate.txt"; } >"$clone/bench/gate.short"
       grep -E "^[0-9]+ +$id " "$clone/bench/targets.txt" >"$clone/bench/targets.short"
       vars=(GATE_FILE=bench/gate.short TARGETS=bench/targets.short)
     fi
