@@ -6,10 +6,15 @@
 // linked into the Go binary. C and C++ go through clang first.
 //
 //	j, err := jit.Start(ctx, jit.Options{})
-//	m, err := j.AddC(ctx, "filter", "long filter(long x) { return x % 3 == 0; }")
+//	m, err := j.AddC(ctx, "filter.c", "long filter(long x) { return x % 3 == 0; }")
 //	fs, err := m.Lookup(ctx, "filter")
 //	filter := executor.Typed1[int64, int64](fs[0])
 //	ok, err := filter.Call(9)
+//
+// Each Call pins the code for the call; a hot loop pins it once, with
+// fs[0].Batch, and calls filter.CallHeld inside (a cgo call's cost).
+// The controller must be built from the same orcrt sources as this
+// package (`make jit-controller`; README.md, "Compile and call from Go").
 //
 // Requests travel over the session's own connection, as calls from the
 // executor to the controller (docs/protocol.md §11). Each module is a
@@ -29,5 +34,7 @@
 // # Concurrency and ownership
 //
 // A JIT and its Modules are safe for concurrent use. The bytes passed to
-// an Add method are only read during the call. Linux with cgo only.
+// an Add method are only read during the call. The package needs Linux
+// and cgo; elsewhere it is empty. Source compiled is trusted code: it
+// runs in this process.
 package jit

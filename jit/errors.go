@@ -47,12 +47,14 @@ func (d Diagnostic) String() string {
 }
 
 // CompileError is a module that did not compile: C or C++ that clang
-// rejected, or LLVM IR the controller could not parse.
+// rejected, or LLVM IR the controller could not parse. Its Error text is
+// the first error diagnostic. (Warnings of a module that compiles are not
+// returned.)
 type CompileError struct {
 	Module      string
-	Tool        string // the clang binary, or "llvm" for IR
-	Diagnostics []Diagnostic
-	Output      string // everything the tool printed
+	Tool        string       // "clang" for C and C++, "llvm" for IR
+	Diagnostics []Diagnostic // the "file:line:col: severity: message" lines, in order
+	Output      string       // everything the tool printed, source lines and carets too
 }
 
 func (e *CompileError) Error() string {

@@ -23,7 +23,8 @@ type Options struct {
 	// then the one libclang-rt-22-dev installs).
 	ORCRuntime string
 	// NoORCRuntime starts the controller without the ORC runtime: each
-	// module then costs less to add, and C++ static constructors do not run.
+	// module then costs less to add, and no initializer runs (C++ static
+	// constructors, C __attribute__((constructor))); plain C needs none.
 	NoORCRuntime bool
 	// HostSymbols are Go-host functions JIT'd code may call by name.
 	HostSymbols []executor.HostSymbol
@@ -57,8 +58,11 @@ type JIT struct {
 }
 
 // Start starts a controller and waits until it is ready to take
-// requests (or ctx ends). It fails, naming what to install, when the
-// controller program cannot be found.
+// requests; ctx bounds the start only (the controller runs until Close).
+// It fails, naming what to install, when the controller program cannot be
+// found, and asks for a rebuild when the controller was built from other
+// sources than this package. Without Options.ORCRuntime and with no ORC
+// runtime installed, the controller starts without it.
 func Start(ctx context.Context, opts Options) (*JIT, error) {
 	j := &JIT{opts: opts}
 	j.opts.Libraries = slices.Clone(opts.Libraries)
@@ -145,7 +149,8 @@ func (j *JIT) Restart(ctx context.Context) error {
 
 // Close removes every module (waiting for calls in flight into their
 // code), stops the controller and releases what exited controllers left
-// loaded. Funcs of this JIT fail afterwards. Close is idempotent.
+// loaded. Calls of this JIT's Funcs fail afterwards, with
+// executor.ErrReleased (or executor.ErrShutDown). Close is idempotent.
 func (j *JIT) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -164,7 +169,8 @@ func (j *JIT) Close() error {
 }
 
 // AddObject links a relocatable object file (ELF, as clang -c -fPIC
-// writes it) as a new module.
+// writes it) as a new module. Here and in the other Add methods, name
+// names the module in diagnostics and errors; it need not be unique.
 func (j *JIT) AddObject(ctx context.Context, name string, obj []byte) (*Module, error) {
 	return j.add(ctx, name, kindObject, obj)
 }

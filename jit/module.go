@@ -24,8 +24,11 @@ type Module struct {
 func (m *Module) Name() string { return m.name }
 
 // Lookup returns the module's functions of the given names (as the linker
-// spells them: C++ names mangled), linking the module first if no lookup
-// has yet. A name the module does not define fails the whole lookup with
+// spells them: C++ names mangled), in the order of names, linking the
+// module first if no lookup has yet. Call a Func with its real signature
+// through executor.Typed1 and its siblings; for many calls, make them with
+// CallHeld inside the Func's Batch, one pin for all of them (see
+// executor.Func). A name the module does not define fails the whole lookup with
 // a *NotFoundError; a name that is not code fails as executor.Func does.
 // Each Func pins its code while it runs (see executor.Func).
 func (m *Module) Lookup(ctx context.Context, names ...string) ([]executor.Func, error) {

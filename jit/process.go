@@ -54,13 +54,18 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 		toCtlW.Close()
 		return nil, fmt.Errorf("jit: pipe: %w", err)
 	}
-	defer toCtl.Close()
-	defer fromCtlW.Close()
+	// The controller's ends: closed here once it has them, so that its
+	// exit is end of input here.
+	theirs := func() {
+		toCtl.Close()
+		fromCtlW.Close()
+	}
 	conn := simpleremote.NewFileConn(fromCtl, toCtlW)
 	c := &controller{stderr: newTail(a.opts.Stderr), exited: make(chan struct{}), served: make(chan struct{})}
-	ready := make(chan string, 1)
+	ready := make(chan readiness, 1)
 	c.ex, err = newExecutor(a.opts, ready)
 	if err != nil {
+		theirs()
 		conn.Close()
 		return nil, err
 	}
@@ -71,7 +76,9 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	c.cmd = exec.Command(a.path, args...)
 	c.cmd.ExtraFiles = []*os.File{toCtl, fromCtlW}
 	c.cmd.Stdout, c.cmd.Stderr = c.stderr, c.stderr
-	if err := c.cmd.Start(); err != nil {
+	err = c.cmd.Start()
+	theirs()
+	if err != nil {
 		conn.Close()
 		c.ex.Close()
 		return nil, fmt.Errorf("jit: starting the controller: %w; %s", err, installController)
@@ -79,8 +86,12 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	go c.wait()
 	go c.serve(conn)
 	select {
-	case c.version = <-ready:
-		return c, nil
+	case r := <-ready:
+		if r.err == nil {
+			c.version = r.version
+			return c, nil
+		}
+		err = fmt.Errorf("jit: the controller %s is not this version's: %w; rebuild it (make jit-controller)", a.path, r.err)
 	case <-c.exited:
 		err = c.exitErr
 	case <-c.served:
@@ -92,10 +103,16 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	return nil, err
 }
 
+// readiness is what the controller's ready call says.
+type readiness struct {
+	version string // LLVM's
+	err     error  // not nil: a controller of other sources
+}
+
 // newExecutor builds the executor a controller drives: LLVM 22's
 // dialect, the tags and the ready wrapper in Setup, and code that stays
 // callable when the controller goes away.
-func newExecutor(opts *Options, ready chan<- string) (*executor.Executor, error) {
+func newExecutor(opts *Options, ready chan<- readiness) (*executor.Executor, error) {
 	ex, err := executor.New(executor.Options{
 		Logger:      opts.Logger,
 		Dialect:     dialect.LLVM22,
@@ -107,10 +124,14 @@ func newExecutor(opts *Options, ready chan<- string) (*executor.Executor, error)
 		return nil, fmt.Errorf("jit: %w", err)
 	}
 	var once sync.Once
-	announce := rt.Handle1(readySig, func(_ *rt.Session, version string) struct{} {
-		once.Do(func() { ready <- version })
-		return struct{}{}
-	})
+	announce := func(_ *rt.Session, args []byte, ret rt.ReturnFunc) {
+		version, protocol, err := readySig.DecodeArgs(args)
+		if err == nil && protocol != controllerProtocol {
+			err = fmt.Errorf("it speaks version %d of the requests, this package %d", protocol, controllerProtocol)
+		}
+		once.Do(func() { ready <- readiness{version, err} })
+		ret(rt.ResultBytes(readySig.AppendResult(nil, struct{}{})))
+	}
 	syms := ex.Symbols()
 	err = syms.Add(readySymbol, ex.Session().RegisterWrapper(announce))
 	for tag, name := range tagNames {

@@ -25,9 +25,13 @@ var tagNames = [numTags]string{
 	"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup", "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
 }
 
-// readySymbol is the wrapper the controller calls, with its LLVM version,
-// once it answers requests.
+// readySymbol is the wrapper the controller calls, with its LLVM version
+// and controllerProtocol, once it answers requests.
 const readySymbol = "orcrt_jit_ready"
+
+// controllerProtocol is the version of the requests below; a controller
+// built from other sources announces another and is refused.
+const controllerProtocol = 2
 
 // tagBytes gives each tag a distinct address of this process: the
 // controller only maps addresses to handlers, it never reads them.
@@ -48,5 +52,5 @@ var (
 	removeSig  = sps.Func1[uint64, error]{Arg1: sps.U64, Ret: sps.ErrorCodec}
 	librarySig = sps.Func1[string, error]{Arg1: sps.String, Ret: sps.ErrorCodec}
 	closeSig   = sps.Func0[error]{Ret: sps.ErrorCodec}
-	readySig   = sps.Func1[string, struct{}]{Arg1: sps.String, Ret: sps.Empty}
+	readySig   = sps.Func2[string, uint32, struct{}]{Arg1: sps.String, Arg2: sps.U32, Ret: sps.Empty}
 )

@@ -49,8 +49,10 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
   // The driver finds the resource directory (stddef.h, ...) and the
   // system headers from the path of clang itself.
   std::string Clang = ORCRT_LLVM_PREFIX "/bin/clang";
+  // No -c: the invocation is the compile job's whatever the driver would
+  // do next, and -c would only be reported unused.
   std::vector<const char *> Argv = {Clang.c_str(), "-target", Triple.c_str(),
-                                    "-c", "-fPIC", "-O2"};
+                                    "-fPIC", "-O2"};
   for (auto &A : Args)
     Argv.push_back(A.c_str());
   Argv.push_back(Path.c_str());

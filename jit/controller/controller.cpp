@@ -12,7 +12,7 @@
 //   orcrt_jit_close     ()                  -> Error
 //
 // Once they are registered it calls the executor's orcrt_jit_ready wrapper
-// with its LLVM version. Each module is a JITDylib of its own, so modules
+// with its LLVM version and the version of these requests. Each module is a JITDylib of its own, so modules
 // may define the same names; removing one removes its JITDylib. The
 // program ends when the Go side closes (orcrt_jit_close: every module is
 // removed, then Hangup) or its end of the socket (the Go process died).
@@ -66,7 +66,11 @@ using LookupSig = SPSExpected<SPSSequence<SPSExecutorAddr>>(
 using RemoveSig = SPSError(uint64_t);
 using LibrarySig = SPSError(SPSString);
 using CloseSig = SPSError();
-using ReadySig = void(SPSString);
+using ReadySig = void(SPSString, uint32_t);
+
+// ProtocolVersion changes with any change to the requests' names or
+// signatures; package jit's controllerProtocol must be equal.
+constexpr uint32_t ProtocolVersion = 2;
 
 class Controller {
 public:
@@ -199,7 +203,8 @@ Error Controller::announce() {
   ExecutorAddr Ready;
   if (auto Err = EPC.getBootstrapSymbols({{Ready, "orcrt_jit_ready"}}))
     return Err;
-  return EPC.callSPSWrapper<ReadySig>(Ready, std::string(LLVM_VERSION_STRING));
+  return EPC.callSPSWrapper<ReadySig>(Ready, std::string(LLVM_VERSION_STRING),
+                                      ProtocolVersion);
 }
 
 void Controller::wait(int In) {
