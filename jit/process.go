@@ -95,7 +95,14 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	case <-c.exited:
 		err = c.exitErr
 	case <-c.served:
-		err = fmt.Errorf("jit: the controller ended the session before it was ready: %v", c.serveErr)
+		// It closed its end: usually it is exiting, and how it exited
+		// says why.
+		select {
+		case <-c.exited:
+			err = c.exitErr
+		case <-time.After(time.Second):
+			err = fmt.Errorf("jit: the controller ended the session before it was ready: %v", c.serveErr)
+		}
 	case <-ctx.Done():
 		err = fmt.Errorf("jit: starting the controller: %w", ctx.Err())
 	}

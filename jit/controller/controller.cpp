@@ -21,6 +21,7 @@
 
 #include "clang.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Shared/WrapperFunctionUtils.h"
@@ -29,6 +30,7 @@
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <poll.h>
@@ -405,6 +407,43 @@ private:
   bool Shut = false;
 };
 
+// PooledCompiler compiles IR with TargetMachines kept for the next compile:
+// LLJIT's default with an ExecutorProcessControl, ConcurrentIRCompiler,
+// makes one per module (about a millisecond each, more than compiling a
+// short function takes).
+class PooledCompiler : public IRCompileLayer::IRCompiler {
+public:
+  PooledCompiler(JITTargetMachineBuilder JTMB)
+      : IRCompiler(irManglingOptionsFromTargetOptions(JTMB.getOptions())),
+        JTMB(std::move(JTMB)) {}
+
+  Expected<std::unique_ptr<MemoryBuffer>> operator()(Module &M) override {
+    std::unique_ptr<TargetMachine> TM;
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      if (!Free.empty()) {
+        TM = std::move(Free.back());
+        Free.pop_back();
+      }
+    }
+    if (!TM) {
+      auto Made = JTMB.createTargetMachine();
+      if (!Made)
+        return Made.takeError();
+      TM = std::move(*Made);
+    }
+    auto Obj = SimpleCompiler(*TM)(M);
+    std::lock_guard<std::mutex> L(Mu);
+    Free.push_back(std::move(TM));
+    return Obj;
+  }
+
+private:
+  JITTargetMachineBuilder JTMB;
+  std::mutex Mu;
+  std::vector<std::unique_ptr<TargetMachine>> Free;
+};
+
 Expected<std::unique_ptr<LLJIT>> build(int In, int Out, StringRef Runtime) {
   auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
       std::make_unique<WarmPool>(),
@@ -412,7 +451,19 @@ Expected<std::unique_ptr<LLJIT>> build(int In, int Out, StringRef Runtime) {
   if (!EPC)
     return EPC.takeError();
   LLJITBuilder B;
+  // The executor is this machine's Go process: compile for this CPU, as an
+  // in-process LLJIT does, when the triples agree.
+  if ((*EPC)->getTargetTriple() == Triple(sys::getProcessTriple())) {
+    auto JTMB = JITTargetMachineBuilder::detectHost();
+    if (!JTMB)
+      return JTMB.takeError();
+    B.setJITTargetMachineBuilder(std::move(*JTMB));
+  }
   B.setExecutorProcessControl(std::move(*EPC));
+  B.setCompileFunctionCreator([](JITTargetMachineBuilder JTMB)
+                                  -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+    return std::make_unique<PooledCompiler>(std::move(JTMB));
+  });
   // Without the ORC runtime no initializer runs: LLJIT's generic IR
   // platform would look up atexit and __dso_handle per JITDylib.
   if (!Runtime.empty())
