@@ -30,7 +30,9 @@ BENCHTIME=${BENCHTIME:-200ms}
 WHOLE_N=${WHOLE_N:-10}
 OUT=${OUT:-bench/out}
 GO=${GO:-go}
-PKGS=(spsbench keepalivebench membench allocbench rtbench wirebench procbench)
+PKGS=(spsbench keepalivebench membench allocbench rtbench wirebench procbench jitbench)
+# jitbench's HostSize links LLVM statically once per round.
+export ORCRT_BENCH_HOSTSIZE=1
 ONLY=${ONLY:-}
 GATE_FILE=${GATE_FILE:-bench/gate.txt}
 TARGETS=${TARGETS:-bench/targets.txt}
@@ -94,7 +96,7 @@ $GO test -count=1 -v -run '^TestAllocCycleSyscalls$' ./bench/allocbench >>"$OUT/
 
 instr
 
-cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,wholerun,cppdriver,instr}.txt >"$OUT/bench.txt"
+cat "$OUT"/{spsbench,keepalivebench,membench,allocbench,rtbench,wirebench,procbench,jitbench,wholerun,cppdriver,instr}.txt >"$OUT/bench.txt"
 
 echo "== benchstat" >&2
 for p in "${PKGS[@]}" wholerun cppdriver; do

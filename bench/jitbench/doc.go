@@ -12,7 +12,8 @@
 //   - kind=object1000: an object of 1,000 functions, with the
 //     controller's peak RSS (peak-rss-KiB);
 //   - BenchmarkJITCall: a JIT'd int64_t f(int64_t) called inside
-//     Func.Batch beside an empty cgo call (the floor);
+//     Func.Batch beside the same function compiled into the binary and
+//     called through cgo (the floor), and an empty cgo call;
 //   - BenchmarkHostSize (ORCRT_BENCH_HOSTSIZE=1): the size and peak RSS
 //     of examples/jitfilter, a Go host without LLVM, beside a Go binary
 //     that links libLLVM statically.

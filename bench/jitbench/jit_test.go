@@ -183,8 +183,9 @@ func benchInproc(b *testing.B, prog, kind string, in *inputs) {
 	b.ReportMetric(v, "ns/op")
 }
 
-// BenchmarkJITCall calls a JIT'd function inside Func.Batch, beside the
-// empty cgo call that is its floor.
+// BenchmarkJITCall calls a JIT'd int64_t inc(int64_t) inside Func.Batch,
+// beside the same C function compiled into the binary and called through
+// cgo (the floor for that signature), and an empty cgo call.
 func BenchmarkJITCall(b *testing.B) {
 	b.Run("impl=jit-held", func(b *testing.B) {
 		j := startJIT(b, jittest.Controller(b), true)
@@ -204,6 +205,12 @@ func BenchmarkJITCall(b *testing.B) {
 			}
 		}); err != nil {
 			b.Fatal(err)
+		}
+	})
+	b.Run("impl=cgo-same-function", func(b *testing.B) {
+		x := int64(0)
+		for b.Loop() {
+			x = cgoInc(x)
 		}
 	})
 	b.Run("impl=cgo-empty", func(b *testing.B) {
