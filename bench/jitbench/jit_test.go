@@ -73,9 +73,9 @@ func prepare(b *testing.B) *inputs {
 }
 
 func BenchmarkJIT(b *testing.B) {
-	in := prepare(b)
 	ctl := jittest.Controller(b)
 	inproc := jittest.Program(b, "csrc/inproc.cpp")
+	in := prepare(b)
 	for _, kind := range []string{"ir", "object", "c"} {
 		for _, impl := range []string{"orcrt-jit", "orcrt-jit-orcrt", "orcrt-jit-clang-process", "lljit-inprocess", "llvm-jitlink-spawn"} {
 			if impl == "llvm-jitlink-spawn" && kind != "object" || impl == "orcrt-jit-clang-process" && kind != "c" {

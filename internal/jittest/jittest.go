@@ -7,6 +7,7 @@ package jittest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
@@ -33,25 +35,39 @@ var (
 // ORCRT_REQUIRE_LLVM) when LLVM 22's headers are not installed.
 func Controller(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv("ORCRT_JIT_CONTROLLER"); p != "" {
-		return p
+	p, err := ControllerPath()
+	switch {
+	case errors.Is(err, ErrEmulated):
+		t.Skip(err) // no arm64 LLVM to build it against; not a missing install
+	case err != nil:
+		llvmtools.Missing(t, "orcrt-jit-controller: %v", err)
 	}
-	return Program(t, "")
+	return p
 }
 
 // ControllerPath is Controller for a TestMain: the error says why the
 // controller cannot be had.
 func ControllerPath() (string, error) {
+	if crossexec.Emulated() {
+		return "", ErrEmulated
+	}
 	if p := os.Getenv("ORCRT_JIT_CONTROLLER"); p != "" {
 		return p, nil
 	}
 	return program("")
 }
 
+// ErrEmulated is why the controller cannot be had under user-mode
+// emulation: the test binary is arm64 and the controller this host's.
+var ErrEmulated = errors.New("the controller is built for the host, not for the emulated GOARCH")
+
 // Program returns the C++ program of src built against LLVM 22 with
 // jit/controller/build.sh ("": the controller).
 func Program(t testing.TB, src string) string {
 	t.Helper()
+	if crossexec.Emulated() {
+		t.Skip(ErrEmulated)
+	}
 	p, err := program(src)
 	if err != nil {
 		llvmtools.Missing(t, "%s: %v", filepath.Base(src), err)
