@@ -27,8 +27,9 @@ executor:
 # The sidecar controller of package jit (C++ against llvm-22-dev). The jit
 # tests build their own copy into the user cache unless ORCRT_JIT_CONTROLLER
 # names one.
-jit-controller: deps
-	jit/controller/build.sh $(CURDIR)/orcrt-jit-controller
+jit-controller: deps orcrt-jit-controller
+orcrt-jit-controller: $(wildcard jit/controller/*)
+	jit/controller/build.sh $(CURDIR)/$@
 
 # The main job: real C and C++ programs, compiled with clang-22 and linked
 # by stock llvm-jitlink 22, run inside orcrt-executor.
@@ -94,8 +95,11 @@ doc-check:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-unit:
-	ORCRT_REQUIRE_LLVM=1 $(GO) test -race -count=1 ./...
+# The tests of package jit and its users take the controller built here.
+JIT_CONTROLLER_ENV = ORCRT_JIT_CONTROLLER=$(CURDIR)/orcrt-jit-controller
+
+unit: jit-controller
+	$(JIT_CONTROLLER_ENV) ORCRT_REQUIRE_LLVM=1 $(GO) test -race -count=1 ./...
 
 fuzz:
 	.ci/fuzz-all.sh --self-test
@@ -124,5 +128,5 @@ fuzz-cover:
 fuzz-cover-check:
 	MIN_SPS=90 MIN_WIRE=90 MIN_DECODING=85 .ci/fuzz-cover.sh >/dev/null
 
-bench-smoke:
-	$(GO) test -run '^$$' -bench . -benchtime=1x ./...
+bench-smoke: jit-controller
+	$(JIT_CONTROLLER_ENV) $(GO) test -run '^$$' -bench . -benchtime=1x ./...
