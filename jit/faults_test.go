@@ -100,13 +100,10 @@ func hammer(f executor.Func, stop <-chan struct{}) (wait func() (calls, bad int6
 func TestRemoveWhileCalling(t *testing.T) {
 	j := start(t, jit.Options{})
 	ctx := context.Background()
-	m, err := j.AddC(ctx, "sq", "long sq(long x) { return x * x; }")
-	require.NoError(t, err)
-	fs, err := m.Lookup(ctx, "sq")
-	require.NoError(t, err)
+	m, sq := addSquare(t, j)
 	stop := make(chan struct{})
 	defer close(stop)
-	wait := hammer(fs[0], stop)
+	wait := hammer(sq, stop)
 	time.Sleep(50 * time.Millisecond)
 	require.NoError(t, m.Remove(ctx))
 	calls, bad, released := wait()
@@ -119,16 +116,13 @@ func TestControllerKilledWhileCalling(t *testing.T) {
 	var stderr strings.Builder
 	j := start(t, jit.Options{Stderr: &syncWriter{w: &stderr}})
 	ctx := context.Background()
-	m, err := j.AddC(ctx, "sq", "long sq(long x) { return x * x; }")
-	require.NoError(t, err)
-	fs, err := m.Lookup(ctx, "sq")
-	require.NoError(t, err)
+	m, sq := addSquare(t, j)
 	stop := make(chan struct{})
-	wait := hammer(fs[0], stop)
+	wait := hammer(sq, stop)
 	time.Sleep(20 * time.Millisecond)
 	require.NoError(t, syscall.Kill(j.ControllerPID(), syscall.SIGKILL))
 	time.Sleep(100 * time.Millisecond) // calls go on after the controller died
-	_, err = j.AddC(ctx, "next", "long g(long x) { return x; }")
+	_, err := j.AddC(ctx, "next", "long g(long x) { return x; }")
 	var exit *jit.ControllerExitError
 	require.ErrorAs(t, err, &exit)
 	assert.ErrorIs(t, err, jit.ErrControllerGone)
@@ -147,7 +141,7 @@ func TestControllerKilledWhileCalling(t *testing.T) {
 	gs, err := m2.Lookup(ctx, "g")
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), call1(t, gs[0], 1))
-	assert.Equal(t, int64(49), call1(t, fs[0], 7), "the old module still runs")
+	assert.Equal(t, int64(49), call1(t, sq, 7), "the old module still runs")
 }
 
 func TestAutoRestart(t *testing.T) {

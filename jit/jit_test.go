@@ -25,14 +25,21 @@ func start(t *testing.T, opts jit.Options) *jit.JIT {
 	return j
 }
 
-func TestAddCAndCall(t *testing.T) {
-	j := start(t, jit.Options{})
+// addSquare adds a module defining long sq(long) and returns it and sq.
+func addSquare(t *testing.T, j *jit.JIT) (*jit.Module, executor.Func) {
+	t.Helper()
 	ctx := context.Background()
 	m, err := j.AddC(ctx, "sq", "long sq(long x) { return x * x; }")
 	require.NoError(t, err)
 	fs, err := m.Lookup(ctx, "sq")
 	require.NoError(t, err)
-	sq := executor.Typed1[int64, int64](fs[0])
+	return m, fs[0]
+}
+
+func TestAddCAndCall(t *testing.T) {
+	j := start(t, jit.Options{})
+	_, f := addSquare(t, j)
+	sq := executor.Typed1[int64, int64](f)
 	got, err := sq.Call(12)
 	require.NoError(t, err)
 	require.Equal(t, int64(144), got)
