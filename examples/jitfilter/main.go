@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 // Command jitfilter is a filter engine: it compiles a C expression in x,
 // given on the command line, into int64_t filter(int64_t x) with package
 // jit, then calls it from 8 goroutines on 1,000,000 numbers and prints
@@ -6,7 +8,7 @@
 //	jitfilter 'x % 7 == 3 && x > 1000'
 //
 // It needs orcrt-jit-controller (make jit-controller; found through
-// ORCRT_JIT_CONTROLLER or PATH) and clang-22.
+// ORCRT_JIT_CONTROLLER or PATH). Linux with cgo only, as package jit.
 package main
 
 import (
