@@ -47,12 +47,11 @@ type Options struct {
 // JIT is a controller process, LLVM 22's ORC, compiling and linking code
 // into this process. All methods are safe for concurrent use.
 type JIT struct {
-	opts               Options
-	path, clang, orcrt string
-	clangErr           error
+	opts        Options
+	path, orcrt string // the controller and ORC runtime programs found
 
 	mu     sync.Mutex
-	cur    *controller   // nil once closed
+	cur    *controller   // the last started
 	old    []*controller // exited controllers whose code may still run
 	closed bool
 }
