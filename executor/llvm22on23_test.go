@@ -60,13 +60,19 @@ int main(int argc, char **argv) {
 			require.ErrorAs(t, err, &ee, "stderr: %s", se.String())
 		}
 		// Each call with its answer: the controller numbers its calls in
-		// the order its threads make them, which varies.
+		// the order its threads make them, which varies. A call's answer
+		// may be logged before the call itself (the controller answers
+		// before the sender logs), so calls are collected first.
+		lines := wireLine.FindAllStringSubmatch(se.String(), -1)
 		calls := map[string]string{}
-		for _, m := range wireLine.FindAllStringSubmatch(se.String(), -1) {
-			dir, op, seq, size, fn := m[1], m[2], m[3], m[4], m[5]
-			switch {
-			case op == "CallWrapper":
+		for _, m := range lines {
+			if dir, op, seq, size, fn := m[1], m[2], m[3], m[4], m[5]; op == "CallWrapper" {
 				calls[dir+seq] = dir + " " + fn + " " + size
+			}
+		}
+		for _, m := range lines {
+			dir, op, seq, size := m[1], m[2], m[3], m[4]
+			switch {
 			case op == "Result" && dir == "send":
 				wire = append(wire, calls["recv"+seq]+" -> "+size)
 			case op == "Result":
