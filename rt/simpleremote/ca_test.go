@@ -370,12 +370,16 @@ func TestPendingCallsFailedExactlyOnce(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Add(n)
 			results := make([]rt.WrapperResult, n)
+			var issued atomic.Int32 // calls registered (CallController returned)
 			for i := range n {
-				go ts.s.CallController(tag, []byte{byte(i)}, func(r rt.WrapperResult) {
-					completions[i].Add(1)
-					results[i] = r
-					wg.Done()
-				})
+				go func() {
+					ts.s.CallController(tag, []byte{byte(i)}, func(r rt.WrapperResult) {
+						completions[i].Add(1)
+						results[i] = r
+						wg.Done()
+					})
+					issued.Add(1)
+				}()
 			}
 			// Let some arrive and answer a few, so both paths run.
 			answered := 0
@@ -385,8 +389,10 @@ func TestPendingCallsFailedExactlyOnce(t *testing.T) {
 				answered++
 			}
 			// Every call registered, the answers routed: now disconnect.
+			// (Pending alone can match early: one call not yet made and
+			// one answer not yet routed.)
 			deadline := time.Now().Add(waitLong)
-			for ca.Pending() != n-answered && time.Now().Before(deadline) {
+			for (issued.Load() != n || ca.Pending() != n-answered) && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
 			require.Equal(t, n-answered, ca.Pending())
