@@ -43,14 +43,15 @@ func TestThousandModules(t *testing.T) {
 	for i := range n {
 		cycle(i)
 		if i == n/2 {
-			// Threads the calls start and the Go heap add mappings in the
-			// first half; a module that leaked one would add n/2 more.
 			maps0, rss0 = countMaps(t), rssKiB(t, j.ControllerPID())
 		}
 	}
 	maps1, fds1, rss1 := countMaps(t), countFDs(t), rssKiB(t, j.ControllerPID())
 	t.Logf("%d modules: mappings %d (half-way) -> %d, descriptors %d -> %d, controller RSS %d KiB (half-way) -> %d KiB", n, maps0, maps1, fds0, fds1, rss0, rss1)
-	if !assert.LessOrEqual(t, maps1, maps0+8, "mappings") {
+	// Under -race, the race runtime and malloc add a few dozen mappings
+	// as threads come and go (1 MiB regions, an arena): a leak of one per
+	// module would add n/2.
+	if !assert.LessOrEqual(t, maps1, maps0+n/10, "mappings") {
 		after, _ := os.ReadFile("/proc/self/maps")
 		t.Logf("before:\n%s\nafter:\n%s", before, after)
 	}
