@@ -14,7 +14,7 @@ import (
 	"github.com/orcgo/orcrt/jit"
 )
 
-// TestStaleController starts a program that is not a controller of these
+// TestNotAController starts a program that is not a controller of these
 // sources: a shell script that exits at once, named as the controller.
 func TestNotAController(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "orcrt-jit-controller")

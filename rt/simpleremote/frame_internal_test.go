@@ -173,7 +173,6 @@ func TestReaderPayloadOwnership(t *testing.T) {
 	}
 }
 
-// TestReaderBigPayload reads large payloads through every read pattern.
 // TestPayloadBufPageOffset: a large payload buffer starts HeaderSize
 // bytes into a page, as the payload lies in a pipe after its header.
 func TestPayloadBufPageOffset(t *testing.T) {
@@ -192,6 +191,7 @@ func TestPayloadBufPageOffset(t *testing.T) {
 	assert.Equal(t, uintptr(HeaderSize), uintptr(unsafe.Pointer(unsafe.SliceData(got)))%pageSize)
 }
 
+// TestReaderBigPayload reads large payloads through every read pattern.
 func TestReaderBigPayload(t *testing.T) {
 	for _, n := range []int{payloadEager - 1, payloadEager, payloadEager + 1, 1 << 20, 5<<20 + 3} {
 		p := make([]byte, n)
