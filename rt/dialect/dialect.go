@@ -313,7 +313,7 @@ func Supported() string {
 }
 
 // Choose picks the dialect: ORCRT_LLVM's value if env is set, else the
-// release of the controller process pid (0: unknown), else Latest.
+// release of the controller process pid (0: unknown), else Unidentified.
 func Choose(env string, pid int) (*Dialect, Evidence, error) {
 	if env != "" {
 		n, err := parseMajor(env)
