@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what orcrt's build, tests and demo need on Debian 12 (bookworm):
 # LLVM 22 (llvm-jitlink, clang-repl, the stock executor, clang-22, headers and
-# the ORC runtime archive) and LLVM 14, 15, 16 and 19. Runs apt-get only
-# when something is missing and we are root; otherwise says exactly what to
-# install. Also valgrind (the benchmark gate's instruction counts) and
-# linux-perf (the perf-support test).
+# the ORC runtime archive) and LLVM 14, 15, 16 and 19 (19's static libraries
+# too). Runs apt-get only when something is missing and we are root;
+# otherwise says exactly what to install. Also valgrind (the benchmark
+# gate's instruction counts) and linux-perf (the perf-support test).
 set -euo pipefail
 
 need_pkgs=()
@@ -27,6 +27,10 @@ done
 for v in 16 19; do
   ls /usr/lib/llvm-$v/lib/clang/*/lib/linux/liborc_rt-x86_64.a >/dev/null 2>&1 || need_pkgs+=(libclang-rt-$v-dev)
 done
+# The identification tests link small controllers statically against LLVM
+# 19's and 22's libraries (internal/staticctl); LLVM's --system-libs name zstd.
+[ -f /usr/lib/llvm-19/lib/libLLVMOrcJIT.a ] || need_pkgs+=(llvm-19-dev)
+dpkg -s libzstd-dev >/dev/null 2>&1 || need_pkgs+=(libzstd-dev)
 command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
 command -v make >/dev/null 2>&1 || need_pkgs+=(make)
 # The benchmark gate counts instructions under cachegrind.

@@ -62,8 +62,15 @@ Options:
 Environment:
   ORCRT_LOG=debug             as -v
   ORCRT_LLVM=<release>        speak this LLVM release's dialect (19, or
-                              19.1.7); default: the release of the
-                              controller process, else LLVM 23's
+                              19.1.7). Default: the controller process's
+                              release, from the first of: its directory
+                              (/usr/lib/llvm-N/bin, LLVM-N.M.P-Linux-X64;
+                              a readlink), the libLLVM it maps (a read
+                              of /proc/PID/maps), a -N suffix of its
+                              name, LLVM's version text in its file (a
+                              scan), and, for a static LLVM tool, its
+                              --version output (runs it: a few ms, at
+                              most 2 s); else LLVM 23's
   ORCRT_DRAIN_TIMEOUT=<d>     once the controller has gone, wait at most
                               d (a Go duration, default 10s; 0: for ever)
                               for calls still running in JIT'd code

@@ -251,6 +251,10 @@ var Unidentified = LLVM23
 // controller of a newer release than any orcrt knows.
 var Newest = LLVMMain
 
+// mainSnapshot ends the evidence of a controller given LLVMMain: a main
+// built later, or a later release, may differ from what orcrt read.
+const mainSnapshot = "as main's sources stood in September 2026"
+
 // SetupCodec is the layout of d's Setup message.
 func (d *Dialect) SetupCodec() sps.Codec[sps.SetupInfo] {
 	if d.SetupBootstrapMap {
@@ -342,10 +346,13 @@ func Choose(env string, pid int) (*Dialect, Evidence, error) {
 // last two cases.
 func ForIdentified(r int, how string) (*Dialect, Evidence) {
 	if d, err := ForRelease(r); err == nil {
+		if d == LLVMMain {
+			how += "; orcrt speaks " + d.Name + " " + mainSnapshot
+		}
 		return d, Evidence{Release: r, How: how}
 	}
 	if r > newestRelease() {
-		return Newest, Evidence{Release: r, How: fmt.Sprintf("%s; LLVM %d is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks %s, its newest dialect", how, r, Newest.Name)}
+		return Newest, Evidence{Release: r, How: fmt.Sprintf("%s; LLVM %d is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks %s, its newest dialect, %s", how, r, Newest.Name, mainSnapshot)}
 	}
 	return Unidentified, Evidence{Release: r, How: fmt.Sprintf("%s; orcrt does not speak LLVM %d (supported: %s), so it speaks %s", how, r, Supported(), Unidentified.Name)}
 }

@@ -40,10 +40,38 @@ func TestReleaseInNames(t *testing.T) {
 		assert.Equal(t, want[0], releaseInInstallDir(path), path)
 		assert.Equal(t, want[1], releaseInNameSuffix(path), path)
 	}
-	assert.Equal(t, 19, releaseInImage([]byte("xxLLVM version \x00LLVM version 19.1.7\n")))
-	assert.Equal(t, 23, releaseInImage([]byte("\x00LLVM version 23.1.3\n  Optimized build.")))
-	assert.Equal(t, 24, releaseInImage([]byte("LLVM version 24.0.0git\x00")))
-	assert.Equal(t, 0, releaseInImage([]byte("no version here")))
+	for path, want := range map[string]int{ // LLVM's own release directories
+		"/opt/LLVM-19.1.7-Linux-X64/bin/llvm-jitlink":                              19,
+		"/home/u/LLVM-20.1.0-Linux-ARM64/bin/lli":                                  20,
+		"/opt/clang+llvm-18.1.8-x86_64-linux-gnu-ubuntu-18.04/bin/llvm-jitlink":    18,
+		"/x/clang+llvm-14.0.0-x86_64-linux-gnu-ubuntu-18.04/bin/clang-repl":        14,
+		"/src/llvm-project-19.1.7.src/build/bin/llvm-jitlink":                      19,
+		"/src/llvm-project-llvmorg-22.1.8/build/bin/llvm-jitlink":                  22,
+		"/src/llvmorg-16.0.6/build/bin/lli":                                        16,
+		"/src/llvm-project/build/bin/llvm-jitlink":                                 0,
+		"/opt/LLVM-tools/bin/llvm-jitlink":                                         0,
+		"/opt/LLVM-19/bin/llvm-jitlink":                                            0, // no MAJOR.MINOR
+		"/opt/bin/LLVM-19.1.7-Linux-X64":                                           0, // the executable's own name
+		"/usr/lib/llvm-19/bin/llvm-jitlink":                                        0, // an install directory, not a release's
+		"/home/clang+llvm-x/LLVM-22.1.8-Linux-X64/clang+llvm-1.0/bin/llvm-jitlink": 22,
+	} {
+		assert.Equal(t, want, releaseInReleaseDir(path), path)
+	}
+	for img, want := range map[string]struct {
+		release int
+		linksCL bool
+	}{
+		"xxLLVM version \x00LLVM version 19.1.7\n":                             {19, true},
+		"\x00LLVM version 23.1.3\n  Optimized build.":                          {23, true},
+		"LLVM version 24.0.0git\x00":                                           {24, true},
+		"no version here":                                                      {0, false},
+		"version \x00" + string(versionOptionDesc()) + "\x00LLVM\x00 version ": {0, true}, // a static build
+		string(versionOptionDesc()[1:]):                                        {0, false},
+	} {
+		r, linksCL := scanImage([]byte(img))
+		assert.Equal(t, want.release, r, img)
+		assert.Equal(t, want.linksCL, linksCL, img)
+	}
 }
 
 func TestParseAndChoose(t *testing.T) {
@@ -83,6 +111,17 @@ func TestForIdentified(t *testing.T) {
 	assert.True(t, ev.Unspoken())
 	assert.Equal(t, 99, ev.Release)
 	assert.Contains(t, ev.How, "version text in pid 7's executable; LLVM 99 is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks "+Newest.Name)
+
+	// Main's dialect is a reading of main's sources at one time: the
+	// evidence of a controller given it says which (logged with -v).
+	d, ev = ForIdentified(24, "path")
+	assert.Same(t, LLVMMain, d)
+	assert.False(t, ev.Unspoken())
+	assert.Equal(t, "path; orcrt speaks LLVM main (24) as main's sources stood in September 2026", ev.How)
+	d, ev = ForIdentified(25, "path")
+	assert.Same(t, LLVMMain, d)
+	assert.True(t, ev.Unspoken())
+	assert.Contains(t, ev.How, "LLVM 25 is newer than any release orcrt knows and orcrt does not speak it yet, so it speaks LLVM main (24), its newest dialect, as main's sources stood in September 2026")
 
 	d, ev = ForIdentified(17, "path")
 	assert.Same(t, Unidentified, d)
@@ -156,7 +195,9 @@ func TestReleaseInImageOfLibLLVM(t *testing.T) {
 			continue
 		}
 		start := time.Now()
-		assert.Equal(t, n, releaseInFile(lib), lib)
+		r, linksCL := scanExecutable(lib)
+		assert.Equal(t, n, r, lib)
+		assert.True(t, linksCL, lib)
 		t.Logf("%s: %v", lib, time.Since(start))
 	}
 }

@@ -6,7 +6,11 @@
 // dialects come from LLVM's sources, not from binaries (§9.5): [Choose]
 // gives a controller nothing identifies LLVM 23's ([Unidentified], which
 // 22's controllers also read) and one of a release newer than any orcrt
-// knows main's ([Newest]), with [Evidence] saying so.
+// knows main's ([Newest]), with [Evidence] saying so. [ReleaseOfProcess]
+// identifies a controller from /proc, cheapest evidence first (its
+// directory, the libLLVM it maps, its name, its file), and runs its
+// executable with --version only for a static LLVM tool that nothing
+// else identified (README.md, "Which LLVM").
 //
 // Concurrency: Dialects are immutable values; share them freely.
 package dialect
