@@ -10,11 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/orcgo/orcrt/arch"
 	"github.com/orcgo/orcrt/internal/sysmem"
 	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/rt"
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -35,8 +37,10 @@ var shmCounter atomic.Uint64
 //
 // The wire behaviour is docs/protocol.md §5.6. Release (and shutdown)
 // also remove the object if the controller never unlinked it. The
-// executor view is never writable and executable. All methods are safe
-// for concurrent use.
+// executor view is never writable and executable. Go calls into an
+// allocation pin it ([SharedMemoryMapper.Pin]) as they pin the memory
+// manager's regions: deinitialize and release wait for them. All methods
+// are safe for concurrent use.
 type SharedMemoryMapper struct {
 	s    *rt.Session
 	inst sps.Addr
@@ -44,9 +48,12 @@ type SharedMemoryMapper struct {
 	mu     sync.Mutex
 	closed bool
 	res    map[uint64]*shmReservation
+	dying  map[uint64]*shmReservation // released, still mapped for Go calls
 	allocs map[uint64]*shmAlloc
 
 	scratch scratchPool[shmScratch, *shmScratch]
+	pinWait time.Duration  // 0: DefaultPinWait; negative: for ever
+	later   sync.WaitGroup // releases waiting for pins past pinWait
 }
 
 type shmReservation struct {
@@ -58,18 +65,32 @@ type shmReservation struct {
 }
 
 type shmAlloc struct {
-	res     *shmReservation
-	pending bool
-	dealloc []sps.WrapperCall
+	res        *shmReservation
+	start, end uint64 // the span of its segments
+	exec       []span // its executable segments
+	pending    bool
+	pin        *keepalive.Group // Go calls into it, created on first Pin
+	dealloc    []sps.WrapperCall
+}
+
+// sealLocked refuses later calls into al (it is no longer in m.allocs,
+// so no new pins either) and returns its pin, closed, or nil.
+func (al *shmAlloc) sealLocked() *keepalive.Group {
+	if al.pin != nil {
+		al.pin.Close()
+	}
+	return al.pin
 }
 
 type shmScratch struct {
-	fr sps.SharedFinalizeRequest
+	fr   sps.SharedFinalizeRequest
+	exec []span // the executable segments of the request being initialized
 	actionScratch
 }
 
 func (sc *shmScratch) reset() {
 	sc.actionScratch.reset()
+	sc.exec = nil
 	clear(sc.fr.Segments)
 	clear(sc.fr.Actions)
 	sc.fr.Segments, sc.fr.Actions = sc.fr.Segments[:0], sc.fr.Actions[:0]
@@ -82,7 +103,7 @@ func NewSharedMemoryMapper(s *rt.Session) (*SharedMemoryMapper, error) {
 	if s == nil {
 		return nil, errors.New("alloc: NewSharedMemoryMapper: nil Session")
 	}
-	return &SharedMemoryMapper{s: s, res: map[uint64]*shmReservation{}, allocs: map[uint64]*shmAlloc{}}, nil
+	return &SharedMemoryMapper{s: s, res: map[uint64]*shmReservation{}, dying: map[uint64]*shmReservation{}, allocs: map[uint64]*shmAlloc{}}, nil
 }
 
 // RegisterSharedMemoryMapper creates a SharedMemoryMapper for s, registers
@@ -128,6 +149,75 @@ func (m *SharedMemoryMapper) Holds(a sps.Addr) bool {
 		}
 	}
 	return false
+}
+
+// SetPinWait sets how long a deinitialize or release waits for Go calls
+// into the memory it frees (0: DefaultPinWait; negative: for ever, as
+// Config.PinWait).
+func (m *SharedMemoryMapper) SetPinWait(d time.Duration) {
+	m.mu.Lock()
+	m.pinWait = d
+	m.mu.Unlock()
+}
+
+// Pin returns the keepalive group pinning the initialized allocation
+// that holds addr, as MemoryManager.Pin does for its regions: a token of
+// it keeps the allocation's deinitialize or release waiting. It fails
+// with ErrNotAllocated outside every reservation, and with ErrUnpinnable
+// inside one where no live allocation holds addr.
+func (m *SharedMemoryMapper) Pin(addr sps.Addr) (*keepalive.Group, error) {
+	pin, _, err := m.pin(addr)
+	return pin, err
+}
+
+// PinCode is Pin that also reports whether addr lies in one of the
+// allocation's executable segments, as the mapper protected them.
+func (m *SharedMemoryMapper) PinCode(addr sps.Addr) (pin *keepalive.Group, code bool, err error) {
+	return m.pin(addr)
+}
+
+func (m *SharedMemoryMapper) pin(addr sps.Addr) (*keepalive.Group, bool, error) {
+	a := uint64(addr)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, false, fmt.Errorf("alloc: pin %#x: %w", a, ErrClosed)
+	}
+	for _, al := range m.allocs {
+		if a < al.start || a >= al.end || al.pending {
+			continue
+		}
+		if al.pin == nil {
+			al.pin = keepalive.New()
+		}
+		code := false
+		for _, x := range al.exec {
+			code = code || x.start <= a && a < x.end
+		}
+		return al.pin, code, nil
+	}
+	for _, rs := range []map[uint64]*shmReservation{m.res, m.dying} {
+		for _, r := range rs {
+			if a-r.base < r.size {
+				return nil, false, fmt.Errorf("alloc: pin %#x: %w", a, ErrUnpinnable)
+			}
+		}
+	}
+	return nil, false, ErrNotAllocated
+}
+
+// pinDeadline is the deadline of a wait for pins starting now.
+func (m *SharedMemoryMapper) pinDeadline() (time.Time, time.Duration) {
+	m.mu.Lock()
+	d := m.pinWait
+	m.mu.Unlock()
+	if d == 0 {
+		d = DefaultPinWait
+	}
+	if d < 0 {
+		return time.Time{}, d
+	}
+	return time.Now().Add(d), d
 }
 
 // Reserve creates and maps a shared-memory object of size bytes and
@@ -225,6 +315,7 @@ func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.Shared
 		}
 		if p&sysmem.ProtExec != 0 && sg.Size != 0 {
 			arch.FlushICache(uintptr(sg.Addr), uintptr(sg.Size))
+			sc.exec = append(sc.exec, span{uint64(sg.Addr), uint64(sg.Addr) + sg.Size})
 		}
 	}
 	deallocs, cerrs, ferr := runFinalize(m.s, sc.buf, fr.Actions, sc.deallocs[:0], sc.errs[:0])
@@ -241,10 +332,10 @@ func (m *SharedMemoryMapper) initializeWith(reservation sps.Addr, fr *sps.Shared
 // claim checks segs (W|X, inside the reservation, a new key) and claims
 // the allocation's key with a pending record; the op begins in res.
 func (m *SharedMemoryMapper) claim(reservation sps.Addr, segs []sps.SharedSegFinalizeRequest) (*shmReservation, *shmAlloc, uint64, error) {
-	key := ^uint64(0)
+	key, end := ^uint64(0), uint64(0)
 	for _, sg := range segs {
 		a := uint64(sg.Addr)
-		key = min(key, a)
+		key, end = min(key, a), max(end, a+sg.Size)
 		if _, err := segProt(sg.Group, a); err != nil {
 			return nil, nil, 0, err
 		}
@@ -267,7 +358,7 @@ func (m *SharedMemoryMapper) claim(reservation sps.Addr, segs []sps.SharedSegFin
 	if m.allocs[key] != nil {
 		return nil, nil, 0, fmt.Errorf("alloc: shared memory initialize: allocation %#x is already initialized", key)
 	}
-	al := &shmAlloc{res: res, pending: true}
+	al := &shmAlloc{res: res, start: key, end: end, pending: true}
 	m.allocs[key] = al
 	res.beginOpLocked()
 	return res, al, key, nil
@@ -287,6 +378,8 @@ func (m *SharedMemoryMapper) record(res *shmReservation, al *shmAlloc, key uint6
 		m.mu.Unlock()
 		return sc.undo(m.s, fmt.Errorf("alloc: shared memory initialize: reservation %#x was released meanwhile", res.base))
 	}
+	al.exec = sc.exec
+	sc.exec = nil
 	al.dealloc = copyCalls(sc.deallocs)
 	al.pending = false
 	res.allocs = append(res.allocs, key)
@@ -312,6 +405,8 @@ func (m *SharedMemoryMapper) Release(bases []sps.Addr) error {
 func (m *SharedMemoryMapper) release(b *resultBuf, bases []sps.Addr) error {
 	var errs []error
 	var done []*shmReservation
+	var deadline time.Time
+	var wait time.Duration
 	for _, base := range bases {
 		m.mu.Lock()
 		res := m.res[uint64(base)]
@@ -321,24 +416,61 @@ func (m *SharedMemoryMapper) release(b *resultBuf, bases []sps.Addr) error {
 			continue
 		}
 		delete(m.res, uint64(base))
+		m.dying[res.base] = res
 		res.dead = true
 		res.beginOpLocked()
 		keys := res.allocs
 		res.allocs = nil
 		var lists [][]sps.WrapperCall
+		var pins []*keepalive.Group
 		for j := len(keys) - 1; j >= 0; j-- {
 			if al := m.allocs[keys[j]]; al != nil {
 				delete(m.allocs, keys[j])
 				lists = append(lists, al.dealloc)
+				if pin := al.sealLocked(); pin != nil {
+					pins = append(pins, pin)
+				}
 			}
 		}
 		m.mu.Unlock()
+		if len(pins) > 0 {
+			if deadline.IsZero() {
+				deadline, wait = m.pinDeadline() // one wait for the whole call
+			}
+			if !awaitPins(pins, deadline) {
+				errs = append(errs, &PinnedError{Op: "release", Addr: uint64(base), Wait: wait})
+				m.finishLater(res, lists, pins)
+				continue
+			}
+		}
 		for _, l := range lists {
 			errs = runDealloc(m.s, b, l, errs)
 		}
 		done = append(done, res)
 	}
 	return endOps(&m.mu, done, m.unmap, errs)
+}
+
+// finishLater runs lists of dealloc actions and then ends the operation
+// on res once every pin has completed: a release or deinitialize whose
+// wait for Go calls timed out.
+func (m *SharedMemoryMapper) finishLater(res *shmReservation, lists [][]sps.WrapperCall, pins []*keepalive.Group) {
+	m.later.Add(1)
+	go func() {
+		defer m.later.Done()
+		awaitPins(pins, time.Time{})
+		// Without a token: the op that began the release has ended.
+		err := withOp(nil, "", func(b *resultBuf) error {
+			var errs []error
+			for _, l := range lists {
+				errs = runDealloc(m.s, b, l, errs)
+			}
+			return errors.Join(endOp(&m.mu, res, m.unmap, errs)...)
+		})
+		if err != nil {
+			m.s.ReportError(fmt.Errorf("alloc: finishing a shared memory release delayed by Go calls: %w", err))
+		}
+	}()
 }
 
 // Deinitialize runs the dealloc actions of the allocations keyed by
@@ -368,8 +500,17 @@ func (m *SharedMemoryMapper) deinitialize(b *resultBuf, bases []sps.Addr) error 
 			}
 		}
 		res.beginOpLocked()
+		pin := al.sealLocked()
 		m.mu.Unlock()
 
+		if pin != nil {
+			deadline, wait := m.pinDeadline()
+			if !awaitPins([]*keepalive.Group{pin}, deadline) {
+				errs = append(errs, &PinnedError{Op: "deinitialize", Addr: k, Wait: wait})
+				m.finishLater(res, [][]sps.WrapperCall{al.dealloc}, []*keepalive.Group{pin})
+				continue
+			}
+		}
 		errs = runDealloc(m.s, b, al.dealloc, errs)
 		errs = endOp(&m.mu, res, m.unmap, errs)
 	}
@@ -379,6 +520,9 @@ func (m *SharedMemoryMapper) deinitialize(b *resultBuf, bases []sps.Addr) error 
 // unmap removes a dead reservation's mapping and its object, if the
 // controller has not unlinked it.
 func (m *SharedMemoryMapper) unmap(r *shmReservation) error {
+	m.mu.Lock()
+	delete(m.dying, r.base)
+	m.mu.Unlock()
 	jitsyms.RemoveRange(uint64(r.base), uint64(r.base)+uint64(r.mapLen))
 	var errs []error
 	if err := sysmem.Munmap(uintptr(r.base), r.mapLen); err != nil {

@@ -268,6 +268,7 @@ func (e *Executor) install() error {
 		if e.shm, err = alloc.RegisterSharedMemoryMapper(s, syms); err != nil {
 			return fmt.Errorf("executor: %w", err)
 		}
+		e.shm.SetPinWait(e.opts.Alloc.PinWait)
 	}
 	return e.addHostSymbols(e.opts.HostSymbols)
 }

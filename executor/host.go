@@ -53,10 +53,10 @@ var ErrReleased = errors.New("executor: the controller has released the JIT'd co
 // deinitialize of that allocation waits until calls in flight have
 // returned (alloc.Config.PinWait bounds the wait) and calls that start
 // later fail with [ErrReleased]; session shutdown waits the same way and
-// later calls fail with [ErrShutDown]. Code in other allocations that the
-// function calls is not pinned. Code outside the memory manager (a host
-// function, shared memory) is guarded by a Session keepalive token
-// instead. A Func is a small value; copy it freely and call it from any
+// later calls fail with [ErrShutDown]. Code in the shared-memory mapper's
+// allocations is pinned alike. Code in other allocations that the
+// function calls is not pinned. Code outside JIT'd memory (a host
+// function) is guarded by a Session keepalive token instead. A Func is a small value; copy it freely and call it from any
 // goroutine. Call it as int32 f(int32) with [Func.Call], or with its
 // real C signature through the typed forms ([Typed1] and its siblings).
 type Func struct {
@@ -74,6 +74,14 @@ func (e *Executor) Func(addr uintptr) (Func, error) {
 		return Func{}, errors.New("executor: Func at address 0")
 	}
 	pin, err := e.mm.Pin(sps.Addr(addr))
+	if errors.Is(err, alloc.ErrNotAllocated) && e.shm != nil {
+		var code bool
+		pin, code, err = e.shm.PinCode(sps.Addr(addr))
+		if err == nil && code {
+			// The mapper made it executable: no need to ask the maps.
+			return Func{guard: pin, ex: e, addr: addr, pinned: true}, nil
+		}
+	}
 	switch {
 	case err == nil:
 		return e.funcIn(pin, addr)

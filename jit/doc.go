@@ -17,9 +17,13 @@
 // package (`make jit-controller`; README.md, "Compile and call from Go").
 //
 // Requests travel over the session's own connection, as calls from the
-// executor to the controller (docs/protocol.md §11). Each module is a
-// JITDylib of its own: modules may define the same names, and
-// [Module.Remove] releases one, waiting for Go calls into it in flight.
+// executor to the controller (docs/protocol.md §11). An add is one round
+// trip: it links everything the module defines, and [Module.Lookup] then
+// answers from what the add returned. Objects compiled from C, C++ and IR
+// are kept in an on-disk cache (Options.CacheDir), so the same input
+// added again skips the compile. Each module is a JITDylib of its own:
+// modules may define the same names, and [Module.Remove] releases one,
+// waiting for Go calls into it in flight.
 //
 // # Faults
 //
@@ -28,8 +32,10 @@
 // fail with an error wrapping [ErrControllerGone] (a
 // *[ControllerExitError]) until [JIT.Restart], or restart it by
 // themselves with Options.AutoRestart. Source that does not compile is a
-// *[CompileError] carrying clang's or LLVM's diagnostics; a name a module
-// lacks, a *[NotFoundError]. A request ends when its context does.
+// *[CompileError] carrying clang's or LLVM's diagnostics; code that uses
+// symbols nothing defines fails its add with a *[LinkError] naming them,
+// and leaves nothing to remove; a name a module lacks, a
+// *[NotFoundError]. A request ends when its context does.
 //
 // # Concurrency and ownership
 //

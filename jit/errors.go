@@ -80,3 +80,41 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("jit: module %s defines no %s", e.Module, strings.Join(e.Names, ", "))
 }
+
+// LinkError is a module that compiled but did not link, because code in
+// it uses symbols that neither it, Options.HostSymbols nor a library
+// defines. Adding it fails as a whole: nothing of it stays, so there is
+// nothing to remove.
+type LinkError struct {
+	Module  string
+	Missing []string // the undefined symbols, as the linker spells them
+	Err     error    // LLVM's report
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("jit: linking %s: undefined symbols: %s", e.Module, strings.Join(e.Missing, ", "))
+}
+
+func (e *LinkError) Unwrap() error { return e.Err }
+
+// linkError returns the LinkError LLVM's report err describes ("Symbols
+// not found: [ a, b ]"), or nil.
+func linkError(module string, err error) *LinkError {
+	const marker = "Symbols not found: ["
+	msg := err.Error()
+	i := strings.Index(msg, marker)
+	if i < 0 {
+		return nil
+	}
+	list, _, ok := strings.Cut(msg[i+len(marker):], "]")
+	if !ok {
+		return nil
+	}
+	le := &LinkError{Module: module, Err: err}
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			le.Missing = append(le.Missing, name)
+		}
+	}
+	return le
+}

@@ -127,7 +127,11 @@ func TestControllerKilledWhileCalling(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	assert.ErrorIs(t, err, jit.ErrControllerGone)
 	assert.Equal(t, "signal: killed", exit.State)
-	_, err = m.Lookup(ctx, "sq")
+	// What the module defines was linked at add: it is still found.
+	fs, err := m.Lookup(ctx, "sq")
+	require.NoError(t, err)
+	assert.Equal(t, int64(36), call1(t, fs[0], 6))
+	_, err = m.Lookup(ctx, "not_defined")
 	assert.ErrorIs(t, err, jit.ErrControllerGone)
 	close(stop)
 	calls, bad, released := wait()

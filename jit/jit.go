@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/jit/internal/objcache"
+	"github.com/orcgo/orcrt/sps"
 )
 
 // Options configure a JIT. The zero value finds every part by itself.
@@ -42,6 +45,25 @@ type Options struct {
 	// TraceWire logs every message between this process and the
 	// controller at debug level through Logger.
 	TraceWire bool
+	// CacheDir keeps the objects compiled from C, C++ and IR, so that
+	// adding the same input again links the object without compiling
+	// ("": the orcrt/jit directory under os.UserCacheDir). Entries are
+	// keyed by the input, its flags and module name, the target CPU and
+	// the LLVM and controller versions; a damaged entry is compiled anew.
+	// Processes may share one directory.
+	CacheDir string
+	// CacheMaxBytes bounds the cache; the least recently used objects go
+	// first (0: 256 MiB).
+	CacheMaxBytes int64
+	// NoCache compiles every add anew and keeps nothing on disk.
+	NoCache bool
+}
+
+// CacheStats counts what the compile cache did since Start.
+type CacheStats struct {
+	Hits, Misses int64
+	Corrupt      int64 // damaged entries found (and compiled anew)
+	Evictions    int64
 }
 
 // JIT is a controller process, LLVM 22's ORC, compiling and linking code
@@ -49,6 +71,8 @@ type Options struct {
 type JIT struct {
 	opts        Options
 	path, orcrt string // the controller and ORC runtime programs found
+
+	cache *objcache.Cache // nil: none
 
 	mu     sync.Mutex
 	cur    *controller   // the last started
@@ -61,11 +85,18 @@ type JIT struct {
 // It fails, naming what to install, when the controller program cannot be
 // found, and asks for a rebuild when the controller was built from other
 // sources than this package. Without Options.ORCRuntime and with no ORC
-// runtime installed, the controller starts without it.
+// runtime installed, the controller starts without it. A CacheDir that
+// cannot be made fails Start; without one, a default directory that
+// cannot be made leaves the JIT without a cache.
 func Start(ctx context.Context, opts Options) (*JIT, error) {
 	j := &JIT{opts: opts}
 	j.opts.Libraries = slices.Clone(opts.Libraries)
 	var err error
+	if !opts.NoCache {
+		if j.cache, err = openCache(opts.CacheDir, opts.CacheMaxBytes); err != nil {
+			return nil, err
+		}
+	}
 	if j.path, err = findController(opts.Controller); err != nil {
 		return nil, err
 	}
@@ -93,6 +124,47 @@ func (j *JIT) start(ctx context.Context) (*controller, error) {
 		}
 	}
 	return c, nil
+}
+
+// openCache opens dir, or the default directory (nil, nil when it cannot
+// be made: the cache is only a shortcut).
+func openCache(dir string, maxBytes int64) (*objcache.Cache, error) {
+	explicit := dir != ""
+	if !explicit {
+		d, err := objcache.DefaultDir()
+		if err != nil {
+			return nil, nil
+		}
+		dir = d
+	}
+	c, err := objcache.Open(dir, maxBytes)
+	if err != nil {
+		if explicit {
+			return nil, fmt.Errorf("jit: compile cache: %w", err)
+		}
+		return nil, nil
+	}
+	return c, nil
+}
+
+// CacheStats returns the compile cache's counts (zero without a cache).
+func (j *JIT) CacheStats() CacheStats {
+	if j.cache == nil {
+		return CacheStats{}
+	}
+	st := j.cache.Stats()
+	return CacheStats{Hits: st.Hits, Misses: st.Misses, Corrupt: st.Corrupt, Evictions: st.Evictions}
+}
+
+// Ping makes an empty request: it returns once the controller has
+// answered, and costs one round trip to it.
+func (j *JIT) Ping(ctx context.Context) error {
+	c, err := j.controller(ctx, false)
+	if err != nil {
+		return err
+	}
+	_, err = c.call(ctx, tagPing, pingSig.AppendArgs(nil))
+	return err
 }
 
 // LLVMVersion returns the LLVM version of the running controller.
@@ -139,8 +211,9 @@ func (j *JIT) controller(ctx context.Context, restart bool) (*controller, error)
 }
 
 // Restart starts a new controller if the current one has exited; modules
-// added before keep running (their Funcs stay callable), but can no
-// longer be looked up or removed. A running controller is kept.
+// added before keep running (their Funcs stay callable, and Lookup still
+// finds what they define), but can no longer be removed. A running
+// controller is kept.
 func (j *JIT) Restart(ctx context.Context) error {
 	_, err := j.controller(ctx, true)
 	return err
@@ -177,7 +250,10 @@ func (j *JIT) AddObject(ctx context.Context, name string, obj []byte) (*Module, 
 // AddIR compiles and links LLVM IR, as text (.ll) or bitcode (.bc), as a
 // new module. IR that does not parse gives a *CompileError.
 func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error) {
-	return j.add(ctx, name, kindIR, ir)
+	key := [][]byte{[]byte("ir"), ir}
+	return j.addCompiled(ctx, name, key, "llvm", func(want bool) (int, []byte) {
+		return tagAdd, addSig.AppendArgs(nil, name, kindIR, sps.Pair[[]byte, bool]{First: ir, Second: want})
+	})
 }
 
 // AddC compiles C source with clang, as clang -c -fPIC -O2 followed by
@@ -198,7 +274,12 @@ func (j *JIT) AddCXX(ctx context.Context, name, src string, flags ...string) (*M
 // AddSource compiles src in lang and links it as a new module.
 func (j *JIT) AddSource(ctx context.Context, lang Language, name, src string, flags ...string) (*Module, error) {
 	args := append(append([]string{}, flags...), "-x", string(lang))
-	return j.request(ctx, name, tagCompile, compileSig.AppendArgs(nil, name, args, src), "clang")
+	// The name is part of the key: it is the file name __FILE__ and debug
+	// information hold.
+	key := [][]byte{[]byte("source"), []byte(name), []byte(strings.Join(args, "\x00")), []byte(src)}
+	return j.addCompiled(ctx, name, key, "clang", func(want bool) (int, []byte) {
+		return tagCompile, compileSig.AppendArgs(nil, name, args, sps.Pair[string, bool]{First: src, Second: want})
+	})
 }
 
 // AddLibrary loads a shared library into this process and lets modules
@@ -218,7 +299,7 @@ func (j *JIT) AddLibrary(ctx context.Context, path string) error {
 }
 
 func addLibrary(ctx context.Context, c *controller, path string) error {
-	res, err := c.call(ctx, tagLibrary, librarySig.AppendArgs(nil, path), nil)
+	res, err := c.call(ctx, tagLibrary, librarySig.AppendArgs(nil, path))
 	if err != nil {
 		return err
 	}
@@ -229,35 +310,47 @@ func addLibrary(ctx context.Context, c *controller, path string) error {
 }
 
 func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*Module, error) {
-	return j.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kind, data), "llvm")
-}
-
-// request sends an add or compile request (both answer Expected<uint64>,
-// the module's id); tool names what compiled the module in a CompileError.
-func (j *JIT) request(ctx context.Context, name string, tag int, args []byte, tool string) (*Module, error) {
 	c, err := j.controller(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	// A module added after ctx ended is one nobody holds: removed.
-	late := func(res []byte) {
-		if e, err := addSig.DecodeResult(res); err == nil && e.Err == nil {
-			_ = (&Module{c: c, id: e.Value, name: name}).Remove(context.Background())
-		}
-	}
-	res, err := c.call(ctx, tag, args, late)
+	return c.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kind, sps.Pair[[]byte, bool]{First: data}), "llvm")
+}
+
+// addCompiled adds what request asks the controller to compile, or the
+// object a previous compile of the same input left in the cache. key
+// names the input; the controller's versions and target complete it.
+func (j *JIT) addCompiled(ctx context.Context, name string, key [][]byte, tool string, request func(wantObject bool) (tag int, args []byte)) (*Module, error) {
+	c, err := j.controller(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	e, err := addSig.DecodeResult(res)
+	if j.cache == nil {
+		tag, args := request(false)
+		return c.request(ctx, name, tag, args, tool)
+	}
+	k := objcache.NewKey(append(key, []byte(c.version), []byte(c.target), []byte{controllerProtocol})...)
+	if obj, ok := j.cache.Get(k); ok {
+		return c.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kindObject, sps.Pair[[]byte, bool]{First: obj}), "llvm")
+	}
+	tag, args := request(true)
+	m, err := c.request(ctx, name, tag, args, tool)
 	if err != nil {
-		return nil, fmt.Errorf("jit: the controller's answer to %s: %w", tagNames[tag], err)
+		return nil, err
 	}
-	if e.Err != nil {
-		if ce := compileError(name, tool, e.Err); ce != nil {
-			return nil, ce
-		}
-		return nil, fmt.Errorf("jit: adding %s: %w", name, e.Err)
+	if err := j.cache.Put(k, m.object); err != nil && j.opts.Logger != nil {
+		j.opts.Logger.Error("jit: keeping a compiled object", "module", name, "err", err)
 	}
-	return &Module{c: c, id: e.Value, name: name}, nil
+	m.object = nil
+	return m, nil
+}
+
+// request sends an add or compile request (both answer the added module)
+// and returns the module once its memory is initialized here; tool names
+// what compiled the module in a CompileError.
+func (c *controller) request(ctx context.Context, name string, tag int, args []byte, tool string) (*Module, error) {
+	decode := func(res []byte) (*Module, error) { return c.added(name, tag, tool, res) }
+	// A module added after ctx ended is one nobody holds: removed.
+	late := func(m *Module) { _ = m.Remove(context.Background()) }
+	return callAs(ctx, c, tag, args, decode, late)
 }

@@ -17,20 +17,52 @@ type Module struct {
 	c       *controller
 	id      uint64
 	name    string
+	syms    map[string]uintptr // everything it defines, linked at add
+	object  []byte             // the object compiled, until it is cached
 	removed atomic.Bool
+}
+
+// added decodes an add's answer on the connection's reader: it runs the
+// initialize calls the controller held back, so that the module's memory
+// is ready before any later message, and makes the Module.
+func (c *controller) added(name string, tag int, tool string, res []byte) (*Module, error) {
+	e, err := addSig.DecodeResult(res)
+	if err != nil {
+		return nil, fmt.Errorf("jit: the controller's answer to %s: %w", tagNames[tag], err)
+	}
+	if e.Err != nil {
+		if ce := compileError(name, tool, e.Err); ce != nil {
+			return nil, ce
+		}
+		if le := linkError(name, e.Err); le != nil {
+			return nil, le
+		}
+		return nil, fmt.Errorf("jit: adding %s: %w", name, e.Err)
+	}
+	id, syms := e.Value.First.First, e.Value.First.Second
+	m := &Module{c: c, id: id, name: name, syms: make(map[string]uintptr, len(syms)), object: e.Value.Second.Second}
+	for _, s := range syms {
+		m.syms[s.First] = uintptr(s.Second)
+	}
+	if err := c.runDeferred(e.Value.Second.First); err != nil {
+		// The controller holds a module whose memory is not ready here.
+		go func() { _ = m.Remove(context.Background()) }()
+		return nil, fmt.Errorf("jit: adding %s: %w", name, err)
+	}
+	return m, nil
 }
 
 // Name returns the name the module was added with.
 func (m *Module) Name() string { return m.name }
 
 // Lookup returns the module's functions of the given names (as the linker
-// spells them: C++ names mangled), in the order of names, linking the
-// module first if no lookup has yet. Call a Func with its real signature
-// through executor.Typed1 and its siblings; for many calls, make them with
-// CallHeld inside the Func's Batch, one pin for all of them (see
-// executor.Func). A name the module does not define fails the whole lookup with
-// a *NotFoundError; a name that is not code fails as executor.Func does.
-// Each Func pins its code while it runs (see executor.Func).
+// spells them: C++ names mangled), in the order of names. The add linked
+// the module and returned its symbols, so Lookup makes no request. Call a
+// Func with its real signature through executor.Typed1 and its siblings;
+// for many calls, make them with CallHeld inside the Func's Batch, one pin
+// for all of them (see executor.Func). A name the module does not define
+// fails the whole lookup with a *NotFoundError; a name that is not code
+// fails as executor.Func does. Each Func pins its code while it runs.
 func (m *Module) Lookup(ctx context.Context, names ...string) ([]executor.Func, error) {
 	addrs, err := m.Addrs(ctx, names...)
 	if err != nil {
@@ -46,13 +78,16 @@ func (m *Module) Lookup(ctx context.Context, names ...string) ([]executor.Func, 
 }
 
 // Addrs returns the addresses of the module's symbols of the given names,
-// data as well as code. The memory stays valid until the module is
+// data as well as code, as Lookup finds them. The memory stays valid until the module is
 // removed or the JIT closed; nothing pins it.
 func (m *Module) Addrs(ctx context.Context, names ...string) ([]uintptr, error) {
 	if m.removed.Load() {
 		return nil, ErrRemoved
 	}
-	res, err := m.c.call(ctx, tagLookup, lookupSig.AppendArgs(nil, m.id, names), nil)
+	if out, ok := m.linked(names); ok {
+		return out, nil
+	}
+	res, err := m.c.call(ctx, tagLookup, lookupSig.AppendArgs(nil, m.id, names))
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +112,20 @@ func (m *Module) Addrs(ctx context.Context, names ...string) ([]uintptr, error) 
 	return out, nil
 }
 
+// linked returns the addresses of names from what the add linked, if it
+// defines every one.
+func (m *Module) linked(names []string) ([]uintptr, bool) {
+	out := make([]uintptr, len(names))
+	for i, n := range names {
+		a, ok := m.syms[n]
+		if !ok {
+			return nil, false
+		}
+		out[i] = a
+	}
+	return out, true
+}
+
 // Remove runs the module's static destructors and releases its memory,
 // after waiting for Go calls into its code in flight; later calls of its
 // Funcs fail with executor.ErrReleased. A module of a controller that has
@@ -85,7 +134,7 @@ func (m *Module) Remove(ctx context.Context) error {
 	if m.removed.Swap(true) {
 		return ErrRemoved
 	}
-	res, err := m.c.call(ctx, tagRemove, removeSig.AppendArgs(nil, m.id), nil)
+	res, err := m.c.call(ctx, tagRemove, removeSig.AppendArgs(nil, m.id))
 	if err == nil {
 		var e error
 		if e, err = removeSig.DecodeResult(res); err == nil {

@@ -159,11 +159,13 @@ func TestUnknownSymbol(t *testing.T) {
 	var nf *jit.NotFoundError
 	require.ErrorAs(t, err, &nf)
 	assert.Equal(t, []string{"nope", "nada"}, nf.Names)
-	// A module whose code needs a symbol no one defines fails to link.
-	u, err := j.AddC(ctx, "u", "long missing_fn(long); long g(long x) { return missing_fn(x); }")
-	require.NoError(t, err)
-	_, err = u.Lookup(ctx, "g")
-	require.ErrorContains(t, err, "missing_fn")
+	// A module whose code needs a symbol no one defines fails to link,
+	// when it is added.
+	_, err = j.AddC(ctx, "u", "long missing_fn(long), other_fn(long); long g(long x) { return missing_fn(x) + other_fn(x); }")
+	var le *jit.LinkError
+	require.ErrorAs(t, err, &le)
+	assert.ElementsMatch(t, []string{"missing_fn", "other_fn"}, le.Missing)
+	assert.Equal(t, "u", le.Module)
 	fs, err := m.Lookup(ctx, "f")
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), call1(t, fs[0], 5))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orcgo/orcrt/executor"
@@ -25,6 +26,7 @@ type controller struct {
 	cmd     *exec.Cmd
 	stderr  *tail
 	version string // LLVM's, as the controller announced it
+	target  string // what it compiles for, as it announced it
 
 	exited   chan struct{} // closed once cmd has been waited for
 	exitErr  *ControllerExitError
@@ -61,6 +63,7 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 		fromCtlW.Close()
 	}
 	conn := simpleremote.NewFileConn(fromCtl, toCtlW)
+	conn.SetReadSpin(simpleremote.ExecutorReadSpin)
 	c := &controller{stderr: newTail(a.opts.Stderr), exited: make(chan struct{}), served: make(chan struct{})}
 	ready := make(chan readiness, 1)
 	c.ex, err = newExecutor(a.opts, ready)
@@ -88,7 +91,7 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	select {
 	case r := <-ready:
 		if r.err == nil {
-			c.version = r.version
+			c.version, c.target = r.version, r.target
 			return c, nil
 		}
 		err = fmt.Errorf("jit: the controller %s is not this version's: %w; rebuild it (make jit-controller)", a.path, r.err)
@@ -113,6 +116,7 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 // readiness is what the controller's ready call says.
 type readiness struct {
 	version string // LLVM's
+	target  string // triple, CPU and features it compiles for
 	err     error  // not nil: a controller of other sources
 }
 
@@ -132,11 +136,11 @@ func newExecutor(opts *Options, ready chan<- readiness) (*executor.Executor, err
 	}
 	var once sync.Once
 	announce := func(_ *rt.Session, args []byte, ret rt.ReturnFunc) {
-		version, protocol, err := readySig.DecodeArgs(args)
+		version, protocol, target, err := readySig.DecodeArgs(args)
 		if err == nil && protocol != controllerProtocol {
 			err = fmt.Errorf("it speaks version %d of the requests, this package %d", protocol, controllerProtocol)
 		}
-		once.Do(func() { ready <- readiness{version, err} })
+		once.Do(func() { ready <- readiness{version, target, err} })
 		ret(rt.ResultBytes(readySig.AppendResult(nil, struct{}{})))
 	}
 	syms := ex.Symbols()
@@ -183,35 +187,108 @@ func (c *controller) gone() error {
 }
 
 // call sends a request and waits for its answer, the controller's exit
-// or ctx, whichever comes first. An answer that comes after ctx ended
-// goes to late, if set.
-func (c *controller) call(ctx context.Context, tag int, args []byte, late func([]byte)) ([]byte, error) {
+// or ctx, whichever comes first.
+func (c *controller) call(ctx context.Context, tag int, args []byte) ([]byte, error) {
+	return callAs(ctx, c, tag, args, func(res []byte) ([]byte, error) { return res, nil }, nil)
+}
+
+// answer is a request's decoded answer.
+type answer[T any] struct {
+	v      T
+	err    error
+	failed bool // err is the session's: the call did not complete
+}
+
+// Who takes an answer: the caller, or late once the caller has gone.
+const (
+	waiting int32 = iota
+	delivered
+	abandoned
+)
+
+// callAs is call with the answer decoded by decode on the connection's
+// reader as it arrives, before any later message is read: an add's held
+// back initialize calls run there, in the controller's order. An answer
+// decoded after ctx ended goes to late, if set, on a goroutine of its
+// own.
+func callAs[T any](ctx context.Context, c *controller, tag int, args []byte, decode func([]byte) (T, error), late func(T)) (T, error) {
+	var zero T
 	if !c.alive() {
-		return nil, c.gone()
+		return zero, c.gone()
 	}
-	done := make(chan rt.WrapperResult, 1)
-	c.ex.Session().CallController(tagAddr(tag), args, func(r rt.WrapperResult) { done <- r })
+	var state atomic.Int32
+	done := make(chan answer[T], 1)
+	c.ex.Session().CallControllerInline(tagAddr(tag), args, func(r rt.WrapperResult) {
+		var a answer[T]
+		if a.err = r.Err(); a.err == nil {
+			a.v, a.err = decode(r.Bytes())
+		} else {
+			a.failed = true
+		}
+		if state.CompareAndSwap(waiting, delivered) {
+			done <- a
+		} else if late != nil && a.err == nil {
+			go late(a.v)
+		}
+	})
 	select {
-	case r := <-done:
-		if err := r.Err(); err != nil {
-			if !c.alive() || c.sessionEnded() {
-				return nil, c.gone()
-			}
-			return nil, fmt.Errorf("jit: %s: %w", tagNames[tag], err)
-		}
-		return r.Bytes(), nil
+	case a := <-done:
+		return answered(c, tag, a)
 	case <-c.exited:
-		return nil, c.exitErr
-	case <-ctx.Done():
-		if late != nil {
-			go func() {
-				if r := <-done; r.Err() == nil {
-					late(r.Bytes())
-				}
-			}()
+		if state.CompareAndSwap(waiting, abandoned) {
+			return zero, c.exitErr
 		}
-		return nil, fmt.Errorf("jit: %s: %w", tagNames[tag], ctx.Err())
+	case <-ctx.Done():
+		if state.CompareAndSwap(waiting, abandoned) {
+			return zero, fmt.Errorf("jit: %s: %w", tagNames[tag], ctx.Err())
+		}
 	}
+	return answered(c, tag, <-done) // it was answered meanwhile
+}
+
+func answered[T any](c *controller, tag int, a answer[T]) (T, error) {
+	if a.failed {
+		return a.v, c.failed(tag, a.err)
+	}
+	return a.v, a.err
+}
+
+// failed is the error of a request the session could not complete.
+func (c *controller) failed(tag int, err error) error {
+	if !c.alive() || c.sessionEnded() {
+		return c.gone()
+	}
+	return fmt.Errorf("jit: %s: %w", tagNames[tag], err)
+}
+
+// runDeferred runs the executor calls the controller held back from an
+// add's links, in its order, as if it had made them: each must answer
+// its key.
+func (c *controller) runDeferred(calls []deferredCall) error {
+	s := c.ex.Session()
+	for _, dc := range calls {
+		fn, _, ok := s.WrapperAt(dc.First)
+		if !ok {
+			return fmt.Errorf("jit: the controller held back a call of %#x, which is no wrapper function", uint64(dc.First))
+		}
+		got := make(chan rt.WrapperResult, 1)
+		fn(s, dc.Second, func(r rt.WrapperResult) { got <- r })
+		r := <-got
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("jit: initializing JIT'd memory: %w", err)
+		}
+		key, err := sps.Unmarshal(initializeResult, r.Bytes())
+		if err == nil {
+			err = key.Err
+		}
+		if err == nil && key.Value != dc.Third {
+			err = fmt.Errorf("initialized as %#x, where the controller expects %#x", uint64(key.Value), uint64(dc.Third))
+		}
+		if err != nil {
+			return fmt.Errorf("jit: initializing JIT'd memory: %w", err)
+		}
+	}
+	return nil
 }
 
 // sessionEnded reports whether Serve has returned: the controller closed
@@ -237,7 +314,7 @@ func (c *controller) close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()
 		var res []byte
-		if res, err = c.call(ctx, tagClose, closeSig.AppendArgs(nil), nil); err == nil {
+		if res, err = c.call(ctx, tagClose, closeSig.AppendArgs(nil)); err == nil {
 			if e, derr := closeSig.DecodeResult(res); derr != nil || e != nil {
 				err = fmt.Errorf("jit: closing the controller: %w", errors.Join(derr, e))
 			}

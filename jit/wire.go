@@ -18,20 +18,22 @@ const (
 	tagRemove
 	tagLibrary
 	tagClose
+	tagPing
 	numTags
 )
 
 var tagNames = [numTags]string{
-	"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup", "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
+	"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup", "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close", "orcrt_jit_ping",
 }
 
-// readySymbol is the wrapper the controller calls, with its LLVM version
-// and controllerProtocol, once it answers requests.
+// readySymbol is the wrapper the controller calls, with its LLVM version,
+// controllerProtocol and the target it compiles for, once it answers
+// requests.
 const readySymbol = "orcrt_jit_ready"
 
 // controllerProtocol is the version of the requests below; a controller
 // built from other sources announces another and is refused.
-const controllerProtocol = 2
+const controllerProtocol = 3
 
 // tagBytes gives each tag a distinct address of this process: the
 // controller only maps addresses to handlers, it never reads them.
@@ -45,12 +47,31 @@ const (
 	kindIR     uint8 = 1
 )
 
+// deferredCall is an executor call the controller held back from a link
+// (the memory's initialize) for this side to run before the add returns;
+// it must answer Expected<Addr> with key.
+type deferredCall = sps.Triple[sps.Addr, []byte, sps.Addr]
+
+// added is an add's answer: the module's id, every symbol it defines with
+// its address, the calls held back, and the object compiled (when asked).
+type added = sps.Pair[sps.Pair[uint64, []sps.Pair[string, sps.Addr]], sps.Pair[[]deferredCall, []byte]]
+
+var addedCodec = sps.Tuple2(
+	sps.Tuple2(sps.U64, sps.Seq(sps.Tuple2(sps.String, sps.AddrCodec))),
+	sps.Tuple2(sps.Seq(sps.Tuple3(sps.AddrCodec, sps.BytesView, sps.AddrCodec)), sps.BytesView))
+
+// The last two arguments of add and compile travel as one pair: SPS
+// encodes a tuple as its elements in order, so (a, b, (c, d)) is the
+// controller's (a, b, c, d).
 var (
-	addSig     = sps.Func3[string, uint8, []byte, sps.Expected[uint64]]{Arg1: sps.String, Arg2: sps.U8, Arg3: sps.BytesView, Ret: sps.ExpectedOf(sps.U64)}
-	compileSig = sps.Func3[string, []string, string, sps.Expected[uint64]]{Arg1: sps.String, Arg2: sps.Seq(sps.String), Arg3: sps.String, Ret: sps.ExpectedOf(sps.U64)}
+	addSig     = sps.Func3[string, uint8, sps.Pair[[]byte, bool], sps.Expected[added]]{Arg1: sps.String, Arg2: sps.U8, Arg3: sps.Tuple2(sps.BytesView, sps.Bool), Ret: sps.ExpectedOf(addedCodec)}
+	compileSig = sps.Func3[string, []string, sps.Pair[string, bool], sps.Expected[added]]{Arg1: sps.String, Arg2: sps.Seq(sps.String), Arg3: sps.Tuple2(sps.String, sps.Bool), Ret: sps.ExpectedOf(addedCodec)}
 	lookupSig  = sps.Func2[uint64, []string, sps.Expected[[]sps.Addr]]{Arg1: sps.U64, Arg2: sps.Seq(sps.String), Ret: sps.ExpectedOf(sps.Seq(sps.AddrCodec))}
 	removeSig  = sps.Func1[uint64, error]{Arg1: sps.U64, Ret: sps.ErrorCodec}
 	librarySig = sps.Func1[string, error]{Arg1: sps.String, Ret: sps.ErrorCodec}
 	closeSig   = sps.Func0[error]{Ret: sps.ErrorCodec}
-	readySig   = sps.Func2[string, uint32, struct{}]{Arg1: sps.String, Arg2: sps.U32, Ret: sps.Empty}
+	pingSig    = sps.Func0[struct{}]{Ret: sps.Empty}
+	readySig   = sps.Func3[string, uint32, string, struct{}]{Arg1: sps.String, Arg2: sps.U32, Arg3: sps.String, Ret: sps.Empty}
+	// initializeResult is what a deferred call answers.
+	initializeResult = sps.ExpectedOf(sps.AddrCodec)
 )

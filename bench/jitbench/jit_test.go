@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,6 +96,45 @@ func BenchmarkJIT(b *testing.B) {
 			})
 		}
 	}
+	// A cache hit: the same C or IR again, linked from the object the
+	// first add compiled; its reference is AddObject of that object.
+	for _, kind := range []string{"c", "ir"} {
+		b.Run("op=add-lookup/kind="+kind+"-cached/impl=orcrt-jit", func(b *testing.B) {
+			j := startJIT(b, ctl, true, true)
+			data := map[string][]byte{"ir": in.irBytes}[kind]
+			addLookupRemove(b, j, kind, data, cSource, "score", -1) // fills the cache
+			for i := 0; b.Loop(); i++ {
+				addLookupRemove(b, j, kind, data, cSource, "score", -1)
+			}
+			if st := j.CacheStats(); st.Hits < int64(b.N) {
+				b.Fatalf("%d cache hits in %d adds", st.Hits, b.N)
+			}
+		})
+	}
+	// 8 goroutines adding IR at once, beside the same adds one at a time
+	// (kind=ir above): ns/op is the wall time per add.
+	b.Run("op=add-lookup/kind=ir/impl=orcrt-jit-8goroutines", func(b *testing.B) {
+		j := startJIT(b, ctl, true)
+		addLookupRemove(b, j, "ir", in.irBytes, "", "score", -1)
+		var next atomic.Int64
+		b.SetParallelism(4) // GOMAXPROCS 2: 8 goroutines
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				i := int(next.Add(1))
+				m, err := j.AddIR(context.Background(), "m"+strconv.Itoa(i), in.irBytes)
+				if err == nil {
+					_, err = m.Lookup(context.Background(), "score")
+				}
+				if err == nil {
+					err = m.Remove(context.Background())
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
 	b.Run("op=add-lookup/kind=object1000/impl=orcrt-jit", func(b *testing.B) {
 		j := startJIT(b, ctl, true)
 		for i := 0; b.Loop(); i++ {
@@ -104,9 +144,56 @@ func BenchmarkJIT(b *testing.B) {
 	})
 }
 
-func startJIT(b *testing.B, ctl string, noRuntime bool) *jit.JIT {
+// startJIT starts a JIT without the compile cache unless cache is set.
+// BenchmarkJITRequest: an empty request, Go to the controller and back
+// (jit.Ping), beside LLVM's own C++ controller calling orcrt-executor
+// (cppdriver's call=empty); and a JIT's start until it takes its first
+// add, beside creating an LLJIT in a C++ process.
+func BenchmarkJITRequest(b *testing.B) {
+	ctl := jittest.Controller(b)
+	b.Run("op=empty/impl=orcrt-jit", func(b *testing.B) {
+		j := startJIT(b, ctl, true)
+		for b.Loop() {
+			if err := j.Ping(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=start/impl=orcrt-jit", func(b *testing.B) {
+		for b.Loop() {
+			j, err := jit.Start(context.Background(), jit.Options{Controller: ctl, NoORCRuntime: true, NoCache: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if err := j.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
+	b.Run("op=start/impl=lljit-inprocess", func(b *testing.B) {
+		prog := jittest.Program(b, "csrc/inproc.cpp")
+		out, err := exec.Command(prog, "start", strconv.Itoa(b.N)).CombinedOutput()
+		if err != nil {
+			b.Fatalf("%s: %v\n%s", prog, err, out)
+		}
+		ns, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "ns/op ")
+		v, err := strconv.ParseFloat(ns, 64)
+		if !ok || err != nil {
+			b.Fatalf("%s printed %q", prog, out)
+		}
+		b.ReportMetric(v, "ns/op")
+	})
+}
+
+func startJIT(b *testing.B, ctl string, noRuntime bool, cache ...bool) *jit.JIT {
 	b.Helper()
-	j, err := jit.Start(context.Background(), jit.Options{Controller: ctl, NoORCRuntime: noRuntime})
+	opts := jit.Options{Controller: ctl, NoORCRuntime: noRuntime, NoCache: len(cache) == 0 || !cache[0]}
+	if !opts.NoCache {
+		opts.CacheDir = b.TempDir()
+	}
+	j, err := jit.Start(context.Background(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

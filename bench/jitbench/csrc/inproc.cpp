@@ -3,13 +3,15 @@
 // no IPC at all.
 //
 //   inproc ir|object|c FILE SYMBOL N
+//   inproc start N
 //
 // Each operation makes a JITDylib, adds FILE to it (LLVM IR, an object,
 // or C source that clang-22 first compiles, as package jit runs it: the
 // source on its standard input, the object on its standard output),
 // looks SYMBOL up, and (untimed) removes the JITDylib. After one untimed
 // warm-up operation it prints the mean time of N operations:
-// "ns/op <ns>".
+// "ns/op <ns>". start times the creation of the LLJIT (until it can take
+// a module) and its destruction, N times.
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IRReader/IRReader.h"
@@ -109,14 +111,39 @@ Error once(LLJIT &J, StringRef Mode, MemoryBuffer &File, StringRef Symbol,
 
 } // namespace
 
-int main(int argc, char **argv) {
-  if (argc != 5) {
-    errs() << "usage: inproc ir|object|c FILE SYMBOL N\n";
-    return 2;
+// startMean creates and destroys an LLJIT N times, as orcrt-jit-controller
+// creates its one, and returns the mean.
+static Expected<double> startMean(unsigned N) {
+  std::chrono::nanoseconds Took{0};
+  for (unsigned I = 0; I <= N; ++I) {
+    auto T0 = std::chrono::steady_clock::now();
+    auto J = LLJITBuilder().setPlatformSetUp(setUpInactivePlatform).create();
+    if (!J)
+      return J.takeError();
+    J->reset();
+    if (I > 0) // the first is the warm-up
+      Took += std::chrono::steady_clock::now() - T0;
   }
+  return double(Took.count()) / N;
+}
+
+int main(int argc, char **argv) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   InitializeNativeTargetAsmParser();
+  if (argc == 3 && StringRef(argv[1]) == "start") {
+    auto Mean = startMean(std::stoul(argv[2]));
+    if (!Mean) {
+      logAllUnhandledErrors(Mean.takeError(), errs(), "inproc: ");
+      return 1;
+    }
+    outs() << "ns/op " << *Mean << "\n";
+    return 0;
+  }
+  if (argc != 5) {
+    errs() << "usage: inproc ir|object|c FILE SYMBOL N | inproc start N\n";
+    return 2;
+  }
   StringRef Mode(argv[1]);
   unsigned N = std::stoul(argv[4]);
   auto File = MemoryBuffer::getFile(argv[2]);
