@@ -194,3 +194,45 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestDone: a killed controller is reported at once through Done, Err
+// and ControllerPID, before any request fails.
+func TestDone(t *testing.T) {
+	j := start(t, jit.Options{})
+	select {
+	case <-j.Done():
+		t.Fatal("Done closed while the controller runs")
+	default:
+	}
+	require.NoError(t, j.Err())
+	pid := j.ControllerPID()
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	select {
+	case <-j.Done():
+	case <-time.After(100 * time.Millisecond):
+		t.Fatal("Done not closed 100 ms after the controller was killed")
+	}
+	var exit *jit.ControllerExitError
+	require.ErrorAs(t, j.Err(), &exit)
+	assert.Equal(t, "signal: killed", exit.State)
+	assert.Zero(t, j.ControllerPID())
+
+	require.NoError(t, j.Restart(context.Background()))
+	assert.NoError(t, j.Err())
+	assert.NotZero(t, j.ControllerPID())
+}
+
+// TestRemoveExpiredContext: a Remove whose context has already ended
+// leaves the module in place; a later Remove removes it.
+func TestRemoveExpiredContext(t *testing.T) {
+	j := start(t, jit.Options{})
+	m, sq := addSquare(t, j)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, m.Remove(ctx), context.Canceled)
+	assert.Equal(t, int64(9), call1(t, sq, 3), "still there")
+	require.NoError(t, m.Remove(context.Background()))
+	_, err := executor.Typed1[int64, int64](sq).Call(3)
+	assert.ErrorIs(t, err, executor.ErrReleased)
+}

@@ -177,14 +177,37 @@ func (j *JIT) LLVMVersion() string {
 }
 
 // ControllerPID returns the process id of the current controller, or 0
-// once the JIT is closed.
+// once it has exited or the JIT is closed.
 func (j *JIT) ControllerPID() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.closed {
+	if j.closed || !j.cur.alive() {
 		return 0
 	}
 	return j.cur.cmd.Process.Pid
+}
+
+// Done returns a channel that is closed when the current controller
+// exits: crashed, killed, or stopped by Close. After a Restart, Done
+// returns the new controller's channel.
+func (j *JIT) Done() <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.cur.exited
+}
+
+// Err returns nil while the current controller runs; once it has exited,
+// a *ControllerExitError saying how, or ErrClosed after Close.
+func (j *JIT) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.closed:
+		return ErrClosed
+	case j.cur.alive():
+		return nil
+	}
+	return j.cur.exitErr
 }
 
 // controller returns the running controller, starting a new one if the

@@ -127,14 +127,21 @@ func (m *Module) linked(names []string) ([]uintptr, bool) {
 }
 
 // Remove runs the module's static destructors and releases its memory,
-// after waiting for Go calls into its code in flight; later calls of its
-// Funcs fail with executor.ErrReleased. A module of a controller that has
-// exited cannot be removed: its code stays until Close.
+// after waiting for Go calls into its code in flight (at most
+// alloc.DefaultPinWait); later calls of its Funcs fail with
+// executor.ErrReleased. If ctx has ended before Remove starts, it returns
+// ctx's error and the module stays; once started, the removal completes
+// whatever ctx does, and Remove returns its result. A module of a
+// controller that has exited cannot be removed: its code stays until
+// Close.
 func (m *Module) Remove(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("jit: removing module %s: %w", m.name, err)
+	}
 	if m.removed.Swap(true) {
 		return ErrRemoved
 	}
-	res, err := m.c.call(ctx, tagRemove, removeSig.AppendArgs(nil, m.id))
+	res, err := m.c.call(context.WithoutCancel(ctx), tagRemove, removeSig.AppendArgs(nil, m.id))
 	if err == nil {
 		var e error
 		if e, err = removeSig.DecodeResult(res); err == nil {

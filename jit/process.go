@@ -96,13 +96,13 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 		}
 		err = fmt.Errorf("jit: the controller %s is not this version's: %w; rebuild it (make jit-controller)", a.path, r.err)
 	case <-c.exited:
-		err = c.exitErr
+		err = notStarted(a.path, c.exitErr)
 	case <-c.served:
 		// It closed its end: usually it is exiting, and how it exited
 		// says why.
 		select {
 		case <-c.exited:
-			err = c.exitErr
+			err = notStarted(a.path, c.exitErr)
 		case <-time.After(time.Second):
 			err = fmt.Errorf("jit: the controller ended the session before it was ready: %v", c.serveErr)
 		}
@@ -111,6 +111,12 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 	}
 	c.kill()
 	return nil, err
+}
+
+// notStarted is the error of a controller program that exited before it
+// was ready: often not orcrt-jit-controller at all.
+func notStarted(path string, exit *ControllerExitError) error {
+	return fmt.Errorf("jit: %s exited before it was ready (is it orcrt-jit-controller?): %w", path, exit)
 }
 
 // readiness is what the controller's ready call says.

@@ -24,4 +24,5 @@ func TestNotAController(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, "exit status 3", exit.State)
 	assert.Contains(t, err.Error(), "usage: something else")
+	assert.Contains(t, err.Error(), fake+" exited before it was ready (is it orcrt-jit-controller?)")
 }

@@ -28,6 +28,7 @@
 
 #include "clang.h"
 #include "memory.h"
+#include "transport.h"
 
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
@@ -37,7 +38,6 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Shared/WrapperFunctionUtils.h"
 #include "llvm/ExecutionEngine/Orc/SimpleRemoteEPC.h"
-#include "llvm/ExecutionEngine/Orc/TaskDispatch.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -48,9 +48,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -497,80 +495,9 @@ Error Controller::addLibrary(const std::string &Path) {
   return Error::success();
 }
 
-// InPool marks the threads of the WarmPool.
-static thread_local bool InPool = false;
-
-// WarmPool runs each task on a thread of its own, as LLVM's
-// DynamicThreadPoolTaskDispatcher does (tasks block on the executor's
-// answers, so none may wait for another), but keeps finished threads
-// waiting for the next task instead of starting one per task. A task
-// dispatched from a pool thread runs there at once, as LLJIT's in-place
-// dispatcher runs every task: a request's compile, link and lookup stay
-// on its thread instead of waking another for each step. Only the
-// transport's reader must never run a task, since tasks wait for answers
-// it reads.
-class WarmPool : public TaskDispatcher {
-public:
-  void dispatch(std::unique_ptr<Task> T) override {
-    if (InPool) {
-      T->run();
-      return;
-    }
-    std::lock_guard<std::mutex> L(M);
-    Queue.push_back(std::move(T));
-    if (Waiting > 0) {
-      --Waiting;
-      ++Wakeups;
-      Wake.notify_one();
-      return;
-    }
-    ++Threads;
-    std::thread([this] { work(); }).detach();
-  }
-
-  void shutdown() override {
-    std::unique_lock<std::mutex> L(M);
-    Shut = true;
-    Wake.notify_all();
-    Gone.wait(L, [this] { return Threads == 0; });
-  }
-
-private:
-  void work() {
-    InPool = true;
-    std::unique_lock<std::mutex> L(M);
-    for (;;) {
-      while (!Queue.empty()) {
-        auto T = std::move(Queue.front());
-        Queue.pop_front();
-        L.unlock();
-        T->run();
-        T.reset();
-        L.lock();
-      }
-      if (Shut)
-        break;
-      ++Waiting;
-      Wake.wait(L, [this] { return Wakeups > 0 || Shut; });
-      if (Wakeups > 0)
-        --Wakeups;
-      else
-        --Waiting;
-    }
-    --Threads;
-    Gone.notify_all();
-  }
-
-  std::mutex M;
-  std::condition_variable Wake, Gone;
-  std::deque<std::unique_ptr<Task>> Queue;
-  size_t Threads = 0, Waiting = 0, Wakeups = 0;
-  bool Shut = false;
-};
-
 static Expected<Parts> build(int In, int Out, StringRef Runtime) {
-  auto EPC = SimpleRemoteEPC::Create<FDSimpleRemoteEPCTransport>(
-      std::make_unique<WarmPool>(), SimpleRemoteEPC::Setup(), In, Out);
+  // Requests run on the thread that read them (transport.h).
+  auto EPC = orcrt::createLeaderFollowerEPC(In, Out);
   if (!EPC)
     return EPC.takeError();
   Parts P;
