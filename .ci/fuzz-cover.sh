@@ -55,7 +55,7 @@ service/entry|
 service/gdbjit|Snapshot LastEntry FormatLastEntry RegisterCodeCalls DescriptorAddr RegisterCodeAddr
 service/jitdispatch|Install
 service/memaccess|
-alloc|NewMemoryManager Register Stats addStats pin.go:Pin pin.go:regionContainingLocked pin.go:jitAddrLocked pin.go:awaitPins pin.go:pinDeadline pin.go:pinWait pin.go:finishLater pin.go:Error action.go:Unwrap Run RunFinalizeActions RunDeallocActions release keepalive notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize errors.go:Unwrap
+alloc|NewMemoryManager Register Stats addStats pin.go:Pin pin.go:regionContainingLocked pin.go:jitAddrLocked pin.go:awaitPins pin.go:pinDeadline pin.go:pinWait pin.go:finishLater pin.go:Error action.go:Unwrap Run RunFinalizeActions RunDeallocActions release keepalive notRun NewSharedMemoryMapper RegisterSharedMemoryMapper shm.go:InstanceAddr shm.go:Initialize shm.go:SetPinWait shm.go:Pin shm.go:PinCode shm.go:pin shm.go:pinDeadline shm.go:finishLater errors.go:Unwrap
 "
 
 if [ -n "${OUT:-}" ]; then

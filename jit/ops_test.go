@@ -100,6 +100,13 @@ func TestLookupMany(t *testing.T) {
 	addrs, err := m.Addrs(ctx, "counter")
 	require.NoError(t, err)
 	assert.NotZero(t, addrs[0])
+	// Data read and written through Pointers, as go vet accepts.
+	ps, err := m.Pointers(ctx, "counter")
+	require.NoError(t, err)
+	counter := (*int64)(ps[0])
+	assert.Equal(t, int64(7), *counter)
+	*counter = 8
+	assert.Equal(t, int64(8), *(*int64)(ps[0]))
 }
 
 func TestCSyntaxError(t *testing.T) {

@@ -307,6 +307,57 @@ func BenchmarkJITCall(b *testing.B) {
 	})
 }
 
+// BenchmarkJITFootprint reports the controller's resident memory: idle
+// after Start, per module with 200 small C modules loaded, and after
+// 1,000 adds and removes of such a module (what a long-running host that
+// swaps rules keeps). One op is the whole sequence.
+func BenchmarkJITFootprint(b *testing.B) {
+	ctl := jittest.Controller(b)
+	ctx := context.Background()
+	var idle, perModule, churned int
+	for b.Loop() {
+		j := startJIT(b, ctl, true)
+		pid := j.ControllerPID()
+		idle = statusKiB(pid, "VmRSS:")
+		var ms []*jit.Module
+		for i := range 200 {
+			m, err := j.AddC(ctx, "m"+strconv.Itoa(i), cSource, "-Dscore=score"+strconv.Itoa(i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms = append(ms, m)
+		}
+		perModule = (statusKiB(pid, "VmRSS:") - idle) / len(ms)
+		for _, m := range ms {
+			if err := m.Remove(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range 1000 {
+			m, err := j.AddIR(ctx, "churn"+strconv.Itoa(i), prepareIR(b))
+			if err == nil {
+				err = m.Remove(ctx)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		churned = statusKiB(pid, "VmRSS:")
+		if err := j.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(idle), "idle-rss-KiB")
+	b.ReportMetric(float64(perModule), "rss-per-module-KiB")
+	b.ReportMetric(float64(churned), "rss-after-1000-KiB")
+}
+
+// prepareIR returns a small IR function, made once.
+var prepareIR = func() func(b *testing.B) []byte {
+	ir := []byte("define i64 @f(i64 %x) {\n  %r = mul i64 %x, 3\n  ret i64 %r\n}\n")
+	return func(*testing.B) []byte { return ir }
+}()
+
 // statusKiB reads a KiB field of /proc/PID/status (0 once the process
 // is gone).
 func statusKiB(pid int, field string) int {

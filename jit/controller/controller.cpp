@@ -196,9 +196,10 @@ private:
 // ReportedLimit bounds the reported errors kept.
 constexpr size_t ReportedLimit = 64;
 
+// report keeps Err for the request that caused it, which returns it: not
+// printed, so a host that shows the controller's output sees it once.
 void Controller::report(Error Err) {
   std::string Msg = toString(std::move(Err));
-  errs() << Prog << ": " << Msg << "\n";
   std::lock_guard<std::mutex> L(ReportedM);
   Reported.emplace_back(++ReportSeq, std::move(Msg));
   if (Reported.size() > ReportedLimit)
@@ -363,7 +364,9 @@ Expected<Added> Controller::addObject(const std::string &Name,
     if (!Flags.hasMaterializationSideEffectsOnly())
       Defined.add(Sym);
   uint64_t Seq = reportSeq();
-  Error Err = J->addObjectFile(JD, std::move(Obj));
+  // With the interface already read, the layer does not parse it again.
+  Error Err = J->getObjLinkingLayer().add(JD.getDefaultResourceTracker(),
+                                          std::move(Obj), std::move(*Interface));
   // Static constructors run now (with the ORC runtime's platform); without
   // it this is a no-op.
   if (!Err)
