@@ -80,30 +80,20 @@ func withoutWire(log string) string {
 // name, or, where the directory says nothing, by running them with
 // --version. Given LLVM 23's dialect, the 19 controller fails at Setup.
 func TestStaticControllerSessions(t *testing.T) {
-	for _, tc := range []struct {
-		release int
-		dir     string
-		how     string
-	}{
-		{22, "LLVM-22.1.8-Linux-X64/bin", "path of pid"},
-		{22, "llvm-project/build/bin", "--version of pid"},
-		{19, "LLVM-19.1.7-Linux-X64/bin", "path of pid"},
-		{19, "clang+llvm-19.1.7-x86_64-linux-gnu-ubuntu-18.04/bin", "path of pid"},
-		{19, "build/bin", "--version of pid"},
-	} {
-		t.Run(fmt.Sprintf("%d/%s", tc.release, tc.dir), func(t *testing.T) {
-			obj := helloObject(t, tc.release)
-			ctl := staticctl.Place(t, staticctl.Controller(t, tc.release), filepath.Join(t.TempDir(), tc.dir), "llvm-jitlink")
-			d, err := dialect.ForRelease(tc.release)
+	for _, tc := range staticctl.Placements {
+		t.Run(fmt.Sprintf("%d/%s", tc.Release, tc.Dir), func(t *testing.T) {
+			obj := helloObject(t, tc.Release)
+			ctl := staticctl.Place(t, staticctl.Controller(t, tc.Release), filepath.Join(t.TempDir(), tc.Dir), "llvm-jitlink")
+			d, err := dialect.ForRelease(tc.Release)
 			require.NoError(t, err)
 
 			out, log, code := runJITLink(t, ctl, orcrtBin, obj)
-			assert.Contains(t, log, fmt.Sprintf(`msg=dialect speaks=%q controller=%d how="%s`, d.Name, tc.release, tc.how), log)
+			assert.Contains(t, log, fmt.Sprintf(`msg=dialect speaks=%q controller=%d how="%s`, d.Name, tc.Release, tc.How), log)
 			assert.Equal(t, 7, code, log)
 			assert.Contains(t, log, "executor: exit status 0", log)
 			t.Log(dialectLine(log))
 
-			stock := fmt.Sprintf("/usr/lib/llvm-%d/bin/llvm-jitlink-executor", tc.release)
+			stock := fmt.Sprintf("/usr/lib/llvm-%d/bin/llvm-jitlink-executor", tc.Release)
 			if _, err := os.Stat(stock); err != nil {
 				llvmtools.Missing(t, "%v", err)
 			}

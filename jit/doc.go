@@ -19,7 +19,7 @@
 // Requests travel over the session's own connection, as calls from the
 // executor to the controller (docs/protocol.md §11). An add is one round
 // trip: it links everything the module defines, and [Module.Lookup] then
-// answers from what the add returned. Objects compiled from C, C++ and IR
+// answers from what the add returned, with no request of its own. Objects compiled from C, C++ and IR
 // are kept in an on-disk cache (Options.CacheDir), so the same input
 // added again skips the compile. Each module is a JITDylib of its own:
 // modules may define the same names, and [Module.Remove] releases one,

@@ -58,7 +58,8 @@ func (m *Module) Name() string { return m.name }
 
 // Lookup returns the module's functions of the given names (as the linker
 // spells them: C++ names mangled), in the order of names. The add linked
-// the module and returned its symbols, so Lookup makes no request. Call a
+// the module and returned its symbols, so Lookup of what it defines makes
+// no request (other names ask the controller, which answers as below). Call a
 // Func with its real signature through executor.Typed1 and its siblings;
 // for many calls, make them with CallHeld inside the Func's Batch, one pin
 // for all of them (see executor.Func). A name the module does not define

@@ -173,17 +173,7 @@ func BenchmarkJITRequest(b *testing.B) {
 		}
 	})
 	b.Run("op=start/impl=lljit-inprocess", func(b *testing.B) {
-		prog := jittest.Program(b, "csrc/inproc.cpp")
-		out, err := exec.Command(prog, "start", strconv.Itoa(b.N)).CombinedOutput()
-		if err != nil {
-			b.Fatalf("%s: %v\n%s", prog, err, out)
-		}
-		ns, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "ns/op ")
-		v, err := strconv.ParseFloat(ns, 64)
-		if !ok || err != nil {
-			b.Fatalf("%s printed %q", prog, out)
-		}
-		b.ReportMetric(v, "ns/op")
+		runInproc(b, jittest.Program(b, "csrc/inproc.cpp"), "start", strconv.Itoa(b.N))
 	})
 }
 
@@ -258,7 +248,13 @@ func addLookupRemove(b *testing.B, j *jit.JIT, kind string, data []byte, src, sy
 // mean as ns/op.
 func benchInproc(b *testing.B, prog, kind string, in *inputs) {
 	file := map[string]string{"ir": in.ir, "object": in.obj, "c": in.c}[kind]
-	out, err := exec.Command(prog, kind, file, "score", strconv.Itoa(b.N)).CombinedOutput()
+	runInproc(b, prog, kind, file, "score", strconv.Itoa(b.N))
+}
+
+// runInproc runs csrc/inproc.cpp with args and reports the mean it
+// prints as ns/op.
+func runInproc(b *testing.B, prog string, args ...string) {
+	out, err := exec.Command(prog, args...).CombinedOutput()
 	if err != nil {
 		b.Fatalf("%s: %v\n%s", prog, err, out)
 	}

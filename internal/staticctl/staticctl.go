@@ -20,6 +20,26 @@ import (
 	"github.com/orcgo/orcrt/internal/llvmtools"
 )
 
+// Placement is where a test puts a static controller of Release, below
+// a temporary directory, and how orcrt-executor's log says it identified
+// it there.
+type Placement struct {
+	Release int
+	Dir     string
+	How     string
+}
+
+// Placements are LLVM's release-tarball directories, identified by
+// their name, and build directories that say nothing, identified by
+// running the controller with --version.
+var Placements = []Placement{
+	{22, "LLVM-22.1.8-Linux-X64/bin", "path of pid"},
+	{22, "llvm-project/build/bin", "--version of pid"},
+	{19, "LLVM-19.1.7-Linux-X64/bin", "path of pid"},
+	{19, "clang+llvm-19.1.7-x86_64-linux-gnu-ubuntu-18.04/bin", "path of pid"},
+	{19, "build/bin", "--version of pid"},
+}
+
 type built struct {
 	once sync.Once
 	path string

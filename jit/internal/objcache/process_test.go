@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/internal/crossexec"
 )
 
 // The helper process: TestTwoProcesses runs this test binary again with
@@ -78,7 +79,8 @@ func TestTwoProcesses(t *testing.T) {
 	outputs := make([][]byte, 2)
 	errs := make([]error, 2)
 	for p := range outputs {
-		cmd := exec.CommandContext(t.Context(), exe, "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
+		// Through the emulator, where the test binary runs under one.
+		cmd := crossexec.CommandContext(t.Context(), exe, "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(),
 			helperDirEnv+"="+dir,
 			helperSeedEnv+"="+strconv.Itoa(10+p))
