@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/native/jitsyms"
 )
 
 // Module is code added to a JIT: a JITDylib of its own in the controller,
@@ -19,6 +20,7 @@ type Module struct {
 	id      uint64
 	name    string
 	syms    map[string]uintptr // everything it defines, linked at add
+	code    []jitsyms.Sym      // its functions' ranges, named for crash reports
 	object  []byte             // the object compiled, until it is cached
 	removed atomic.Bool
 }
