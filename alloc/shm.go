@@ -512,6 +512,9 @@ func (m *SharedMemoryMapper) deinitialize(b *resultBuf, bases []sps.Addr) error 
 			}
 		}
 		errs = runDealloc(m.s, b, al.dealloc, errs)
+		// Before the controller can reuse the range: the names are the
+		// released code's, not the next code's.
+		jitsyms.RemoveRange(al.start, al.end)
 		errs = endOp(&m.mu, res, m.unmap, errs)
 	}
 	return errors.Join(errs...)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/internal/sysmem"
+	"github.com/orcgo/orcrt/native/jitsyms"
 	"github.com/orcgo/orcrt/slab"
 	"github.com/orcgo/orcrt/sps"
 )
@@ -172,6 +173,33 @@ func TestSharedMemoryMapperDeinitialize(t *testing.T) {
 	l.reset()
 	require.NoError(t, e.shmCall(SharedMapperReleaseName, []sps.Addr{base}))
 	assert.Equal(t, []uint64{3, 12, 11}, l.entries())
+}
+
+// TestSharedMemoryMapperDeinitializeForgetsJITNames: a deinitialize drops
+// the names native/jitsyms holds for the allocation's code, before the
+// controller can put other code there; the other allocations keep theirs.
+func TestSharedMemoryMapperDeinitializeForgetsJITNames(t *testing.T) {
+	e := newEnv(t, Config{})
+	base, name := e.shmReserve(0x10000)
+	controllerView(t, name, 0x10000, true)
+	var keys []sps.Addr
+	for i := range 2 {
+		k, err := e.shmInit(base, sps.SharedFinalizeRequest{
+			Segments: []sps.SharedSegFinalizeRequest{shmSeg(sps.Read|sps.Exec, base+sps.Addr(i)*0x1000, 0x1000)},
+		})
+		require.NoError(t, err)
+		keys = append(keys, k)
+		jitsyms.AddAll([]jitsyms.Sym{{Start: uint64(k) + 0x10, End: uint64(k) + 0x20, Name: fmt.Sprint("f", i), Module: "m.c"}})
+	}
+	require.NoError(t, e.shmCall(SharedMapperDeinitializeName, []sps.Addr{keys[0]}))
+	_, ok := jitsyms.Lookup(uint64(keys[0]) + 0x10)
+	assert.False(t, ok, "the deinitialized code's name is gone")
+	s, ok := jitsyms.Lookup(uint64(keys[1]) + 0x10)
+	assert.True(t, ok)
+	assert.Equal(t, "f1", s.Name)
+	require.NoError(t, e.shmCall(SharedMapperReleaseName, []sps.Addr{base}))
+	_, ok = jitsyms.Lookup(uint64(keys[1]) + 0x10)
+	assert.False(t, ok)
 }
 
 func TestSharedMemoryMapperErrors(t *testing.T) {

@@ -37,6 +37,15 @@
 // and leaves nothing to remove; a name a module lacks, a
 // *[NotFoundError]. A request ends when its context does.
 //
+// A fault in JIT'd code (NULL dereference, SIGSEGV, SIGBUS, SIGFPE,
+// SIGILL, SIGTRAP) or its abort() ends the host: one line names the
+// function and its module ("orcrt jit: SIGSEGV (segmentation fault) in
+// native code, address 0x10, pc 0x7f.. in filter+0x12 (module rules.c)"),
+// then the Go runtime's crash output follows, goroutine stacks and exit
+// status 2. It cannot be recovered: recover and debug.SetPanicOnFault see
+// faults in Go code only, which stay Go's. Options.NoCrashReport opts out
+// of the line; signal.Ignore(syscall.SIGABRT) removes it for abort().
+//
 // # Concurrency and ownership
 //
 // A JIT and its Modules are safe for concurrent use. The bytes passed to

@@ -118,3 +118,22 @@ func linkError(module string, err error) *LinkError {
 	}
 	return le
 }
+
+// InUseError is the error of Remove of a module that other modules
+// link against (JIT.LinkedTo): remove them first.
+type InUseError struct {
+	Module string
+	Users  []string // the loaded modules linked against it, by name
+	Adding int      // adds in flight linking against it
+}
+
+func (e *InUseError) Error() string {
+	who := strings.Join(e.Users, ", ")
+	if e.Adding > 0 {
+		if who != "" {
+			who += " and "
+		}
+		who += fmt.Sprintf("%d module(s) being added", e.Adding)
+	}
+	return fmt.Sprintf("jit: module %s is linked against by %s: remove them first", e.Module, who)
+}

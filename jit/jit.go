@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/jit/internal/objcache"
-	"github.com/orcgo/orcrt/sps"
 )
 
 // Options configure a JIT. The zero value finds every part by itself.
@@ -59,6 +57,11 @@ type Options struct {
 	CacheMaxBytes int64
 	// NoCache compiles every add anew and keeps nothing on disk.
 	NoCache bool
+	// NoCrashReport leaves this process's signal handlers as they are.
+	// Otherwise Start installs, once per process, the report a fault or
+	// abort() in JIT'd code prints before the Go runtime's crash (see
+	// "Faults" in the package documentation).
+	NoCrashReport bool
 }
 
 // CacheStats counts what the compile cache did since Start.
@@ -91,6 +94,9 @@ type JIT struct {
 // cannot be made fails Start; without one, a default directory that
 // cannot be made leaves the JIT without a cache.
 func Start(ctx context.Context, opts Options) (*JIT, error) {
+	if err := installCrashReport(&opts); err != nil {
+		return nil, err
+	}
 	j := &JIT{opts: opts}
 	j.opts.Libraries = slices.Clone(opts.Libraries)
 	var err error
@@ -269,16 +275,13 @@ func (j *JIT) Close() error {
 // writes it) as a new module. Here and in the other Add methods, name
 // names the module in diagnostics and errors; it need not be unique.
 func (j *JIT) AddObject(ctx context.Context, name string, obj []byte) (*Module, error) {
-	return j.add(ctx, name, kindObject, obj)
+	return j.LinkedTo().AddObject(ctx, name, obj)
 }
 
 // AddIR compiles and links LLVM IR, as text (.ll) or bitcode (.bc), as a
 // new module. IR that does not parse gives a *CompileError.
 func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error) {
-	key := [][]byte{[]byte("ir"), ir}
-	return j.addCompiled(ctx, name, key, "llvm", func(want bool) (int, []byte) {
-		return tagAdd, addSig.AppendArgs(nil, name, kindIR, sps.Pair[[]byte, bool]{First: ir, Second: want})
-	})
+	return j.LinkedTo().AddIR(ctx, name, ir)
 }
 
 // AddC compiles C source with clang, as clang -c -fPIC -O2 followed by
@@ -287,24 +290,18 @@ func (j *JIT) AddIR(ctx context.Context, name string, ir []byte) (*Module, error
 // error is a *CompileError with clang's diagnostics, their file being
 // name.
 func (j *JIT) AddC(ctx context.Context, name, src string, flags ...string) (*Module, error) {
-	return j.AddSource(ctx, C, name, src, flags...)
+	return j.LinkedTo().AddSource(ctx, C, name, src, flags...)
 }
 
 // AddCXX is AddC for C++. Static constructors run before it returns, with
 // the ORC runtime (see Options.ORCRuntime).
 func (j *JIT) AddCXX(ctx context.Context, name, src string, flags ...string) (*Module, error) {
-	return j.AddSource(ctx, CXX, name, src, flags...)
+	return j.LinkedTo().AddSource(ctx, CXX, name, src, flags...)
 }
 
 // AddSource compiles src in lang and links it as a new module.
 func (j *JIT) AddSource(ctx context.Context, lang Language, name, src string, flags ...string) (*Module, error) {
-	args := append(append([]string{}, flags...), "-x", string(lang))
-	// The name is part of the key: it is the file name __FILE__ and debug
-	// information hold.
-	key := [][]byte{[]byte("source"), []byte(name), []byte(strings.Join(args, "\x00")), []byte(src)}
-	return j.addCompiled(ctx, name, key, "clang", func(want bool) (int, []byte) {
-		return tagCompile, compileSig.AppendArgs(nil, name, args, sps.Pair[string, bool]{First: src, Second: want})
-	})
+	return j.LinkedTo().AddSource(ctx, lang, name, src, flags...)
 }
 
 // AddLibrary loads a shared library into this process and lets modules
@@ -332,50 +329,4 @@ func addLibrary(ctx context.Context, c *controller, path string) error {
 		return fmt.Errorf("jit: loading %s: %w", path, errors.Join(err, e))
 	}
 	return nil
-}
-
-func (j *JIT) add(ctx context.Context, name string, kind uint8, data []byte) (*Module, error) {
-	c, err := j.controller(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	return c.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kind, sps.Pair[[]byte, bool]{First: data}), "llvm")
-}
-
-// addCompiled adds what request asks the controller to compile, or the
-// object a previous compile of the same input left in the cache. key
-// names the input; the controller's versions and target complete it.
-func (j *JIT) addCompiled(ctx context.Context, name string, key [][]byte, tool string, request func(wantObject bool) (tag int, args []byte)) (*Module, error) {
-	c, err := j.controller(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	if j.cache == nil {
-		tag, args := request(false)
-		return c.request(ctx, name, tag, args, tool)
-	}
-	k := objcache.NewKey(append(key, []byte(c.version), []byte(c.target), []byte{controllerProtocol})...)
-	if obj, ok := j.cache.Get(k); ok {
-		return c.request(ctx, name, tagAdd, addSig.AppendArgs(nil, name, kindObject, sps.Pair[[]byte, bool]{First: obj}), "llvm")
-	}
-	tag, args := request(true)
-	m, err := c.request(ctx, name, tag, args, tool)
-	if err != nil {
-		return nil, err
-	}
-	if err := j.cache.Put(k, m.object); err != nil && j.opts.Logger != nil {
-		j.opts.Logger.Error("jit: keeping a compiled object", "module", name, "err", err)
-	}
-	m.object = nil
-	return m, nil
-}
-
-// request sends an add or compile request (both answer the added module)
-// and returns the module once its memory is initialized here; tool names
-// what compiled the module in a CompileError.
-func (c *controller) request(ctx context.Context, name string, tag int, args []byte, tool string) (*Module, error) {
-	decode := func(res []byte) (*Module, error) { return c.added(name, tag, tool, res) }
-	// A module added after ctx ended is one nobody holds: removed.
-	late := func(m *Module) { _ = m.Remove(context.Background()) }
-	return callAs(ctx, c, tag, args, decode, late)
 }

@@ -29,5 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Setenv(jit.ControllerEnv, ctl)
+	if c := os.Getenv(crashEnv); c != "" {
+		crashHost(c) // a child of TestCrashReport
+	}
 	goleak.VerifyTestMain(m)
 }

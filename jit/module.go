@@ -5,6 +5,8 @@ package jit
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -22,7 +24,12 @@ type Module struct {
 	syms    map[string]uintptr // everything it defines, linked at add
 	code    []jitsyms.Sym      // its functions' ranges, named for crash reports
 	object  []byte             // the object compiled, until it is cached
+	links   []*Module          // the modules it links against
 	removed atomic.Bool
+
+	mu     sync.Mutex
+	users  map[*Module]struct{} // loaded modules linked against it
+	adding int                  // adds in flight that link against it
 }
 
 // added decodes an add's answer on the connection's reader: it runs the
@@ -46,12 +53,16 @@ func (c *controller) added(name string, tag int, tool string, res []byte) (*Modu
 	m := &Module{c: c, id: id, name: name, syms: make(map[string]uintptr, len(syms)), object: e.Value.Second.Second}
 	for _, s := range syms {
 		m.syms[s.First] = uintptr(s.Second)
+		if s.Third != 0 {
+			m.code = append(m.code, jitsyms.Sym{Start: uint64(s.Second), End: uint64(s.Second) + s.Third, Name: s.First})
+		}
 	}
 	if err := c.runDeferred(e.Value.Second.First); err != nil {
 		// The controller holds a module whose memory is not ready here.
 		go func() { _ = m.Remove(context.Background()) }()
 		return nil, fmt.Errorf("jit: adding %s: %w", name, err)
 	}
+	m.registerCode()
 	return m, nil
 }
 
@@ -151,16 +162,30 @@ func (m *Module) linked(names []string) ([]uintptr, bool) {
 // alloc.DefaultPinWait); later calls of its Funcs fail with
 // executor.ErrReleased. If ctx has ended before Remove starts, it returns
 // ctx's error and the module stays; once started, the removal completes
-// whatever ctx does, and Remove returns its result. A module of a
-// controller that has exited cannot be removed: its code stays until
-// Close.
+// whatever ctx does, and Remove returns its result. A module that
+// modules still loaded link against (JIT.LinkedTo) is not removed: Remove
+// returns an *InUseError naming them. A module of a controller that has
+// exited cannot be removed: its code stays until Close.
 func (m *Module) Remove(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("jit: removing module %s: %w", m.name, err)
 	}
-	if m.removed.Swap(true) {
+	m.mu.Lock()
+	if len(m.users) > 0 || m.adding > 0 {
+		err := &InUseError{Module: m.name, Adding: m.adding}
+		for u := range m.users {
+			err.Users = append(err.Users, u.name)
+		}
+		slices.Sort(err.Users)
+		m.mu.Unlock()
+		return err
+	}
+	removed := m.removed.Swap(true)
+	m.mu.Unlock()
+	if removed {
 		return ErrRemoved
 	}
+	defer m.unlink()
 	res, err := m.c.call(context.WithoutCancel(ctx), tagRemove, removeSig.AppendArgs(nil, m.id))
 	if err == nil {
 		var e error
@@ -172,4 +197,59 @@ func (m *Module) Remove(ctx context.Context) error {
 		return fmt.Errorf("jit: removing module %s: %w", m.name, err)
 	}
 	return nil
+}
+
+// hold counts an add in flight that links against m, on controller c.
+func (m *Module) hold(c *controller) error {
+	if m.c != c {
+		return fmt.Errorf("jit: linking against module %s: it belongs to another JIT, or to a controller before a restart", m.name)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.removed.Load() {
+		return fmt.Errorf("jit: linking against module %s: %w", m.name, ErrRemoved)
+	}
+	m.adding++
+	return nil
+}
+
+// holdLinks holds each of mods for an add on c and returns their ids.
+func holdLinks(c *controller, mods []*Module) ([]uint64, error) {
+	ids := make([]uint64, 0, len(mods))
+	for i, d := range mods {
+		if err := d.hold(c); err != nil {
+			releaseLinks(mods[:i], nil)
+			return nil, err
+		}
+		ids = append(ids, d.id)
+	}
+	return ids, nil
+}
+
+// releaseLinks ends the holds of an add, whose module, if it was added,
+// is user.
+func releaseLinks(mods []*Module, user *Module) {
+	if user != nil {
+		user.links = mods
+	}
+	for _, d := range mods {
+		d.mu.Lock()
+		d.adding--
+		if user != nil {
+			if d.users == nil {
+				d.users = make(map[*Module]struct{})
+			}
+			d.users[user] = struct{}{}
+		}
+		d.mu.Unlock()
+	}
+}
+
+// unlink drops m from the users of the modules it links against.
+func (m *Module) unlink() {
+	for _, d := range m.links {
+		d.mu.Lock()
+		delete(d.users, m)
+		d.mu.Unlock()
+	}
 }

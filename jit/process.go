@@ -32,6 +32,8 @@ type controller struct {
 	exitErr  *ControllerExitError
 	served   chan struct{} // closed once Serve returned
 	serveErr error
+
+	tickets atomic.Uint64 // the last ticket of a compile
 }
 
 // startArgs is what a controller is started with.
@@ -195,7 +197,13 @@ func (c *controller) gone() error {
 // call sends a request and waits for its answer, the controller's exit
 // or ctx, whichever comes first.
 func (c *controller) call(ctx context.Context, tag int, args []byte) ([]byte, error) {
-	return callAs(ctx, c, tag, args, func(res []byte) ([]byte, error) { return res, nil }, nil)
+	return callAs(ctx, c, tag, args, func(res []byte) ([]byte, error) { return res, nil }, nil, nil)
+}
+
+// cancel asks the controller to stop the compile of ticket; it answers
+// nothing worth waiting for.
+func (c *controller) cancel(ticket uint64) {
+	c.ex.Session().CallControllerInline(tagAddr(tagCancel), cancelSig.AppendArgs(nil, ticket), func(rt.WrapperResult) {})
 }
 
 // answer is a request's decoded answer.
@@ -216,8 +224,8 @@ const (
 // reader as it arrives, before any later message is read: an add's held
 // back initialize calls run there, in the controller's order. An answer
 // decoded after ctx ended goes to late, if set, on a goroutine of its
-// own.
-func callAs[T any](ctx context.Context, c *controller, tag int, args []byte, decode func([]byte) (T, error), late func(T)) (T, error) {
+// own; when ctx ends first, cancel, if set, runs.
+func callAs[T any](ctx context.Context, c *controller, tag int, args []byte, decode func([]byte) (T, error), late func(T), cancel func()) (T, error) {
 	var zero T
 	if !c.alive() {
 		return zero, c.gone()
@@ -246,6 +254,9 @@ func callAs[T any](ctx context.Context, c *controller, tag int, args []byte, dec
 		}
 	case <-ctx.Done():
 		if state.CompareAndSwap(waiting, abandoned) {
+			if cancel != nil {
+				cancel()
+			}
 			return zero, fmt.Errorf("jit: %s: %w", tagNames[tag], ctx.Err())
 		}
 	}

@@ -140,7 +140,7 @@ func BenchmarkJIT(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			addLookupRemove(b, j, "object", in.o1000B, "", "f999", i)
 		}
-		b.ReportMetric(float64(statusKiB(j.ControllerPID(), "VmHWM:")), "peak-rss-KiB")
+		b.ReportMetric(float64(kiB(fmt.Sprintf("/proc/%d/status", j.ControllerPID()), "VmHWM:")), "peak-rss-KiB")
 	})
 }
 
@@ -303,18 +303,28 @@ func BenchmarkJITCall(b *testing.B) {
 	})
 }
 
-// BenchmarkJITFootprint reports the controller's resident memory: idle
-// after Start, per module with 200 small C modules loaded, and after
+// BenchmarkJITFootprint reports the memory of the controller and its
+// compile workers: idle (after Start and one small compile, so that a
+// worker runs), per module with 200 small C modules loaded, and after
 // 1,000 adds and removes of such a module (what a long-running host that
-// swaps rules keeps). One op is the whole sequence.
+// swaps rules keeps). Proportional set sizes, summed over the processes,
+// count the libraries they share once; the idle resident set sizes,
+// summed, count them in each. One op is the whole sequence.
 func BenchmarkJITFootprint(b *testing.B) {
 	ctl := jittest.Controller(b)
 	ctx := context.Background()
-	var idle, perModule, churned int
+	var idle, idleRSS, perModule, churned int
 	for b.Loop() {
 		j := startJIT(b, ctl, true)
 		pid := j.ControllerPID()
-		idle = statusKiB(pid, "VmRSS:")
+		m, err := j.AddC(ctx, "warm", cSource)
+		if err == nil {
+			err = m.Remove(ctx)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		idle, idleRSS = treeKiB(pid, "Pss:"), treeKiB(pid, "Rss:")
 		var ms []*jit.Module
 		for i := range 200 {
 			m, err := j.AddC(ctx, "m"+strconv.Itoa(i), cSource, "-Dscore=score"+strconv.Itoa(i))
@@ -323,7 +333,7 @@ func BenchmarkJITFootprint(b *testing.B) {
 			}
 			ms = append(ms, m)
 		}
-		perModule = (statusKiB(pid, "VmRSS:") - idle) / len(ms)
+		perModule = (treeKiB(pid, "Pss:") - idle) / len(ms)
 		for _, m := range ms {
 			if err := m.Remove(ctx); err != nil {
 				b.Fatal(err)
@@ -338,14 +348,29 @@ func BenchmarkJITFootprint(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		churned = statusKiB(pid, "VmRSS:")
+		churned = treeKiB(pid, "Pss:")
 		if err := j.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(idle), "idle-rss-KiB")
-	b.ReportMetric(float64(perModule), "rss-per-module-KiB")
-	b.ReportMetric(float64(churned), "rss-after-1000-KiB")
+	b.ReportMetric(float64(idle), "idle-pss-KiB")
+	b.ReportMetric(float64(idleRSS), "idle-rss-KiB")
+	b.ReportMetric(float64(perModule), "pss-per-module-KiB")
+	b.ReportMetric(float64(churned), "pss-after-1000-KiB")
+}
+
+// treeKiB sums a KiB field of /proc/PID/smaps_rollup over process pid
+// and its children (a controller's compile workers).
+func treeKiB(pid int, field string) int {
+	total := kiB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), field)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		for _, c := range strings.Fields(string(children)) {
+			total += kiB("/proc/"+c+"/smaps_rollup", field)
+		}
+	}
+	return total
 }
 
 // prepareIR returns a small IR function, made once.
@@ -354,10 +379,10 @@ var prepareIR = func() func(b *testing.B) []byte {
 	return func(*testing.B) []byte { return ir }
 }()
 
-// statusKiB reads a KiB field of /proc/PID/status (0 once the process
-// is gone).
-func statusKiB(pid int, field string) int {
-	st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// kiB reads a "Field: N kB" line of a /proc file (0 once the process is
+// gone).
+func kiB(path, field string) int {
+	st, _ := os.ReadFile(path)
 	for line := range strings.Lines(string(st)) {
 		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
@@ -459,7 +484,7 @@ func runWatchingRSS(b *testing.B, path, env string) int {
 			}
 			return peak
 		case <-tick.C:
-			peak = max(peak, statusKiB(cmd.Process.Pid, "VmHWM:"))
+			peak = max(peak, kiB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "VmHWM:"))
 		}
 	}
 }

@@ -27,12 +27,13 @@ var Rank = map[string]int{
 // README.md's table lists them in this order.
 var InnerRank = map[string]map[string]int{
 	"native": {
-		"native":                            0, // calls into C, dlopen, malloc
-		"native/jitsyms":                    0, // JIT'd function names for the signal handler
-		"native/hostcpu":                    0, // the host CPU's features, for tests
-		"native/codemap":                    1, // is this address code? (calls through native)
-		"native/fatalsig":                   1, // fatal signals (names code with jitsyms)
-		"native/fatalsig/internal/crashers": 1, // fatalsig's test crashers
+		"native":                   0, // calls into C, dlopen, malloc
+		"native/jitsyms":           0, // JIT'd function names for the signal handlers
+		"native/hostcpu":           0, // the host CPU's features, for tests
+		"native/internal/crashers": 0, // native code that crashes, for the signal handlers' tests
+		"native/codemap":           1, // is this address code? (calls through native)
+		"native/fatalsig":          1, // fatal signals kill executables (names code with jitsyms)
+		"native/faultreport":       1, // fatal signals in Go hosts: a line, then Go's crash (jitsyms)
 	},
 	"rt": {
 		"rt/keepalive":             0, // the keepalive group

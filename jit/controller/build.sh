@@ -12,7 +12,7 @@ if [[ $# -eq 2 ]]; then
   srcs=("$2")
   libs=()
 else
-  srcs=("$here/controller.cpp" "$here/clang.cpp" "$here/memory.cpp" "$here/transport.cpp")
+  srcs=("$here/controller.cpp" "$here/clang.cpp" "$here/memory.cpp" "$here/transport.cpp" "$here/worker.cpp")
   libs=(-lclang-cpp)
   if [[ ! -f /usr/lib/llvm-22/include/clang/Driver/CreateInvocationFromArgs.h ]]; then
     echo "orcrt-jit-controller: needs clang's headers and libraries: apt-get install libclang-22-dev libclang-cpp22-dev" >&2

@@ -65,6 +65,10 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
   auto Ctx = std::make_unique<LLVMContext>();
   std::unique_ptr<Module> M;
   if (Inv) {
+    // The driver asks a compile to leak its AST and the like (a process
+    // that exits frees them faster); one of many compiles must free them.
+    Inv->getFrontendOpts().DisableFree = false;
+    Inv->getCodeGenOpts().DisableFree = false;
     clang::CompilerInstance CI(Inv);
     CI.setVirtualFileSystem(FS);
     CI.createDiagnostics(Printer, /*ShouldOwnClient=*/false);

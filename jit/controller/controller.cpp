@@ -4,33 +4,39 @@
 // with executor-to-controller calls (jit-dispatch) whose tags it publishes
 // as bootstrap symbols in Setup:
 //
-//   orcrt_jit_add       (name, kind, bytes, want object) -> Expected<Added>
-//   orcrt_jit_compile   (name, clang args, source, want object)
+//   orcrt_jit_add       (name, kind, bytes, want object, ticket, links)
 //                                           -> Expected<Added>
+//   orcrt_jit_compile   (name, clang args, source, want object, ticket,
+//                        links)             -> Expected<Added>
 //   orcrt_jit_lookup    (module, names)     -> Expected<Seq<addr>> (0: absent)
 //   orcrt_jit_remove    (module)            -> Error
 //   orcrt_jit_library   (path)              -> Error
 //   orcrt_jit_close     ()                  -> Error
 //   orcrt_jit_ping      ()                  -> ()
+//   orcrt_jit_cancel    (ticket)            -> ()
 //
-// Added is the module's id, every symbol it defines with its address, the
-// executor calls held back for the Go side to run before it returns (the
-// memory's initialize: docs/protocol.md §11), and the object compiled
-// when asked for (package jit's compile cache). Once the requests are
-// registered it calls the executor's orcrt_jit_ready wrapper with its
-// LLVM version, the version of these requests and the target it compiles
-// for. Each module is a JITDylib of its own, so modules may define the
-// same names; removing one removes its JITDylib. The program ends when
-// the Go side closes (orcrt_jit_close: every module is removed, then
-// Hangup) or its end of the pipe (the Go process died).
+// Added is the module's id, every symbol it defines with its address and,
+// for functions, its size, the executor calls held back for the Go side
+// to run before it returns (the memory's initialize: docs/protocol.md
+// §11), and the object compiled when asked for (package jit's compile
+// cache). Once the requests are registered it calls the executor's
+// orcrt_jit_ready wrapper with its LLVM version, the version of these
+// requests and the target it compiles for. Each module is a JITDylib of
+// its own, so modules may define the same names; links are the modules
+// whose exported symbols it sees, before the process's and the libraries'.
+// Removing a module removes its JITDylib; one that others link against
+// is refused. Compiles run in worker processes (worker.h): cancel with a
+// compile's ticket kills its worker. The program ends when the Go side
+// closes (orcrt_jit_close: every module is removed, then Hangup) or its
+// end of the pipe (the Go process died).
 //
 //   orcrt-jit-controller [-orc-runtime=PATH] IN OUT
+//   orcrt-jit-controller -compile-worker -target=TRIPLE IN OUT
 
-#include "clang.h"
 #include "memory.h"
 #include "transport.h"
+#include "worker.h"
 
-#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
 #include "llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h"
 #include "llvm/ExecutionEngine/Orc/ObjectFileInterface.h"
@@ -38,12 +44,11 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Shared/WrapperFunctionUtils.h"
 #include "llvm/ExecutionEngine/Orc/SimpleRemoteEPC.h"
-#include "llvm/IRReader/IRReader.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -69,13 +74,14 @@ constexpr size_t SlabSize = 64 << 20;
 
 using SPSDeferredCall =
     SPSTuple<SPSExecutorAddr, SPSSequence<char>, SPSExecutorAddr>;
-using SPSAdded =
-    SPSTuple<uint64_t, SPSSequence<SPSTuple<SPSString, SPSExecutorAddr>>,
-             SPSSequence<SPSDeferredCall>, SPSSequence<char>>;
+using SPSAdded = SPSTuple<
+    uint64_t, SPSSequence<SPSTuple<SPSString, SPSExecutorAddr, uint64_t>>,
+    SPSSequence<SPSDeferredCall>, SPSSequence<char>>;
 using AddSig = SPSExpected<SPSAdded>(SPSString, uint8_t, SPSSequence<char>,
-                                     bool);
+                                     bool, uint64_t, SPSSequence<uint64_t>);
 using CompileSig = SPSExpected<SPSAdded>(SPSString, SPSSequence<SPSString>,
-                                         SPSString, bool);
+                                         SPSString, bool, uint64_t,
+                                         SPSSequence<uint64_t>);
 using LookupSig = SPSExpected<SPSSequence<SPSExecutorAddr>>(
     uint64_t, SPSSequence<SPSString>);
 using RemoveSig = SPSError(uint64_t);
@@ -83,83 +89,98 @@ using LibrarySig = SPSError(SPSString);
 using CloseSig = SPSError();
 using PingSig = void();
 using ReadySig = void(SPSString, uint32_t, SPSString);
+using CancelSig = void(uint64_t);
 
-using Added = std::tuple<uint64_t, std::vector<std::pair<std::string, ExecutorAddr>>,
+using Added = std::tuple<uint64_t,
+                         std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>>,
                          std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>>,
                          std::vector<char>>;
 
 // ProtocolVersion changes with any change to the requests' names or
 // signatures; package jit's controllerProtocol must be equal.
-constexpr uint32_t ProtocolVersion = 3;
+constexpr uint32_t ProtocolVersion = 4;
 
-// PooledCompiler compiles IR with TargetMachines kept for the next compile:
-// LLJIT's default with an ExecutorProcessControl, ConcurrentIRCompiler,
-// makes one per module (about a millisecond each, more than compiling a
-// short function takes).
-class PooledCompiler : public IRCompileLayer::IRCompiler {
+// FunctionSizes keeps the size of each function a link defines, by
+// JITDylib, until the add that linked it takes them for its answer
+// (package jit names JIT'd code in crash reports with them).
+class FunctionSizes : public ObjectLinkingLayer::Plugin {
 public:
-  PooledCompiler(JITTargetMachineBuilder JTMB)
-      : IRCompiler(irManglingOptionsFromTargetOptions(JTMB.getOptions())),
-        JTMB(std::move(JTMB)) {}
-
-  Expected<std::unique_ptr<MemoryBuffer>> operator()(Module &M) override {
-    std::unique_ptr<TargetMachine> TM;
-    {
+  void modifyPassConfig(MaterializationResponsibility &MR,
+                        jitlink::LinkGraph &G,
+                        jitlink::PassConfiguration &Config) override {
+    JITDylib *JD = &MR.getTargetJITDylib();
+    Config.PostFixupPasses.push_back([this, JD](jitlink::LinkGraph &G) {
       std::lock_guard<std::mutex> L(Mu);
-      if (!Free.empty()) {
-        TM = std::move(Free.back());
-        Free.pop_back();
-      }
-    }
-    if (!TM) {
-      auto Made = JTMB.createTargetMachine();
-      if (!Made)
-        return Made.takeError();
-      TM = std::move(*Made);
-    }
-    auto Obj = SimpleCompiler(*TM)(M);
+      auto &Sizes = ByJD[JD];
+      for (auto *Sym : G.defined_symbols())
+        if (Sym->hasName() && Sym->isCallable() && Sym->getSize() != 0)
+          Sizes[Sym->getName()] = Sym->getSize();
+      return Error::success();
+    });
+  }
+  Error notifyFailed(MaterializationResponsibility &MR) override {
+    return Error::success();
+  }
+  Error notifyRemovingResources(JITDylib &JD, ResourceKey K) override {
+    take(JD);
+    return Error::success();
+  }
+  void notifyTransferringResources(JITDylib &JD, ResourceKey DstKey,
+                                   ResourceKey SrcKey) override {}
+
+  DenseMap<SymbolStringPtr, uint64_t> take(JITDylib &JD) {
     std::lock_guard<std::mutex> L(Mu);
-    Free.push_back(std::move(TM));
-    return Obj;
+    auto I = ByJD.find(&JD);
+    if (I == ByJD.end())
+      return DenseMap<SymbolStringPtr, uint64_t>();
+    auto Sizes = std::move(I->second);
+    ByJD.erase(I);
+    return Sizes;
   }
 
 private:
-  JITTargetMachineBuilder JTMB;
   std::mutex Mu;
-  std::vector<std::unique_ptr<TargetMachine>> Free;
+  std::map<JITDylib *, DenseMap<SymbolStringPtr, uint64_t>> ByJD;
 };
 
 // Parts is what build makes: the JIT, and the compiler and mapper inside
 // it that requests use directly.
 struct Parts {
   std::unique_ptr<LLJIT> J;
-  PooledCompiler *Compiler = nullptr;
   orcrt::SharedSlabMapper *Mapper = nullptr;
+  FunctionSizes *Sizes = nullptr;
 };
 
 class Controller {
 public:
-  Controller(Parts P) : J(std::move(P.J)), Compiler(P.Compiler), Mapper(P.Mapper) {}
+  Controller(Parts P, std::unique_ptr<orcrt::CompileWorkers> Workers)
+      : J(std::move(P.J)), Mapper(P.Mapper), Sizes(P.Sizes),
+        Workers(std::move(Workers)) {}
 
   Error registerTags();
   Error announce();
   // wait returns once the Go side asks to close; the process exits when
   // the Go side closes its end of In.
   void wait(int In);
-  void shutdown() { J.reset(); }
+  void shutdown() {
+    Workers.reset();
+    J.reset();
+  }
 
 private:
   Expected<Added> add(const std::string &Name, uint8_t Kind,
-                      const std::vector<char> &Bytes, bool WantObject);
+                      const std::vector<char> &Bytes, bool WantObject,
+                      uint64_t Ticket, const std::vector<uint64_t> &Links);
   Expected<Added> compile(const std::string &Name,
                           const std::vector<std::string> &Args,
-                          const std::string &Source, bool WantObject);
-  // addObject makes a module's JITDylib, links Obj into it, runs its
-  // initializers and looks up everything it defines; on failure nothing
-  // of it stays.
+                          const std::string &Source, bool WantObject,
+                          uint64_t Ticket, const std::vector<uint64_t> &Links);
+  // addObject makes a module's JITDylib, linked against the modules of
+  // Links, links Obj into it, runs its initializers and looks up
+  // everything it defines; on failure nothing of it stays.
   Expected<Added> addObject(const std::string &Name,
-                            std::unique_ptr<MemoryBuffer> Obj, bool WantObject);
-  Expected<std::unique_ptr<MemoryBuffer>> compileIR(ThreadSafeModule TSM);
+                            std::unique_ptr<MemoryBuffer> Obj, bool WantObject,
+                            const std::vector<uint64_t> &Links);
   Expected<std::vector<ExecutorAddr>>
   lookup(uint64_t ID, const std::vector<std::string> &Names);
   Error remove(uint64_t ID);
@@ -168,12 +189,17 @@ private:
   Error removeModule(JITDylib &JD);
 
   std::unique_ptr<LLJIT> J;
-  PooledCompiler *Compiler;
   orcrt::SharedSlabMapper *Mapper;
+  FunctionSizes *Sizes;
+  std::unique_ptr<orcrt::CompileWorkers> Workers;
   JITDylib *Libraries = nullptr; // shared libraries every module links against
 
+  struct Loaded {
+    JITDylib *JD;
+    std::vector<uint64_t> Links; // the modules it links against
+  };
   std::mutex M;
-  std::map<uint64_t, JITDylib *> Modules;
+  std::map<uint64_t, Loaded> Modules;
   uint64_t NextID = 1;
 
   // Errors the session reports (a materialization's cause: "Symbols not
@@ -239,7 +265,7 @@ Error Controller::registerTags() {
   for (auto *Name :
        {"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup",
         "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
-        "orcrt_jit_ping"}) {
+        "orcrt_jit_ping", "orcrt_jit_cancel"}) {
     auto I = EPC.getBootstrapSymbolsMap().find(Name);
     if (I == EPC.getBootstrapSymbolsMap().end())
       return createStringError(inconvertibleErrorCode(),
@@ -254,14 +280,15 @@ Error Controller::registerTags() {
   ExecutionSession::JITDispatchHandlerAssociationMap H;
   H[ES.intern("orcrt_jit_add")] = ES.wrapAsyncWithSPS<AddSig>(
       [this](unique_function<void(Expected<Added>)> Send, std::string Name,
-             uint8_t Kind, std::vector<char> Bytes, bool WantObject) {
-        Send(add(Name, Kind, Bytes, WantObject));
+             uint8_t Kind, std::vector<char> Bytes, bool WantObject,
+             uint64_t Ticket, std::vector<uint64_t> Links) {
+        Send(add(Name, Kind, Bytes, WantObject, Ticket, Links));
       });
   H[ES.intern("orcrt_jit_compile")] = ES.wrapAsyncWithSPS<CompileSig>(
       [this](unique_function<void(Expected<Added>)> Send, std::string Name,
              std::vector<std::string> Args, std::string Source,
-             bool WantObject) {
-        Send(compile(Name, Args, Source, WantObject));
+             bool WantObject, uint64_t Ticket, std::vector<uint64_t> Links) {
+        Send(compile(Name, Args, Source, WantObject, Ticket, Links));
       });
   H[ES.intern("orcrt_jit_lookup")] = ES.wrapAsyncWithSPS<LookupSig>(
       [this](unique_function<void(Expected<std::vector<ExecutorAddr>>)> Send,
@@ -283,6 +310,11 @@ Error Controller::registerTags() {
       });
   H[ES.intern("orcrt_jit_ping")] = ES.wrapAsyncWithSPS<PingSig>(
       [](unique_function<void(SPSEmpty)> Send) { Send(SPSEmpty()); });
+  H[ES.intern("orcrt_jit_cancel")] = ES.wrapAsyncWithSPS<CancelSig>(
+      [this](unique_function<void(SPSEmpty)> Send, uint64_t Ticket) {
+        Workers->cancel(Ticket);
+        Send(SPSEmpty());
+      });
   return ES.registerJITDispatchHandlers(Tags, std::move(H));
 }
 
@@ -324,7 +356,7 @@ Expected<JITDylib &> Controller::module(uint64_t ID) {
     return createStringError(inconvertibleErrorCode(),
                              "no module %llu (removed, or never added)",
                              static_cast<unsigned long long>(ID));
-  return *I->second;
+  return *I->second.JD;
 }
 
 // removeModule runs what was held back for the Go side (it will not see
@@ -337,7 +369,8 @@ Error Controller::removeModule(JITDylib &JD) {
 
 Expected<Added> Controller::addObject(const std::string &Name,
                                       std::unique_ptr<MemoryBuffer> Obj,
-                                      bool WantObject) {
+                                      bool WantObject,
+                                      const std::vector<uint64_t> &Links) {
   auto &ES = J->getExecutionSession();
   auto Interface = getObjectFileInterface(ES, Obj->getMemBufferRef());
   if (!Interface)
@@ -347,15 +380,34 @@ Expected<Added> Controller::addObject(const std::string &Name,
     Copy.assign(Obj->getBufferStart(), Obj->getBufferEnd());
 
   uint64_t ID;
+  JITDylibSearchOrder Order;
   {
     std::lock_guard<std::mutex> L(M);
+    for (uint64_t Dep : Links) {
+      auto I = Modules.find(Dep);
+      if (I == Modules.end())
+        return createStringError(inconvertibleErrorCode(),
+                                 "no module %llu to link against (removed, "
+                                 "or never added)",
+                                 static_cast<unsigned long long>(Dep));
+      Order.push_back(
+          {I->second.JD, JITDylibLookupFlags::MatchExportedSymbolsOnly});
+    }
     ID = NextID++;
   }
   auto JDOrErr = J->createJITDylib(Name + "#" + std::to_string(ID));
   if (!JDOrErr)
     return JDOrErr.takeError();
   JITDylib &JD = *JDOrErr;
-  JD.addToLinkOrder(*Libraries);
+  // The linked modules first, then LLJIT's defaults (the process), then
+  // the libraries.
+  JD.withLinkOrderDo([&](const JITDylibSearchOrder &Defaults) {
+    for (auto &E : Defaults)
+      if (E.first != &JD)
+        Order.push_back(E);
+  });
+  Order.push_back({Libraries, JITDylibLookupFlags::MatchExportedSymbolsOnly});
+  JD.setLinkOrder(std::move(Order));
 
   // Everything the module defines is linked now, so that a link error is
   // the add's, and its addresses travel with the answer.
@@ -382,50 +434,38 @@ Expected<Added> Controller::addObject(const std::string &Name,
   if (Err)
     return joinErrors(std::move(Err), removeModule(JD));
 
-  std::vector<std::pair<std::string, ExecutorAddr>> Syms;
+  auto FnSizes = Sizes->take(JD);
+  std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>> Syms;
   Syms.reserve(Found->size());
-  for (auto &[Sym, Def] : *Found)
-    Syms.emplace_back((*Sym).str(), Def.getAddress());
+  for (auto &[Sym, Def] : *Found) {
+    auto Size = FnSizes.find(Sym);
+    Syms.emplace_back((*Sym).str(), Def.getAddress(),
+                      Size == FnSizes.end() ? 0 : Size->second);
+  }
   std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>> Calls;
   for (auto &C : Mapper->takeDeferred(&JD))
     Calls.emplace_back(C.Fn, std::move(C.Args), C.Key);
   {
     std::lock_guard<std::mutex> L(M);
-    Modules[ID] = &JD;
+    Modules[ID] = Loaded{&JD, Links};
   }
   return Added(ID, std::move(Syms), std::move(Calls), std::move(Copy));
 }
 
-Expected<std::unique_ptr<MemoryBuffer>>
-Controller::compileIR(ThreadSafeModule TSM) {
-  return TSM.withModuleDo([this](Module &Mod) { return (*Compiler)(Mod); });
-}
-
 Expected<Added> Controller::add(const std::string &Name, uint8_t Kind,
                                 const std::vector<char> &Bytes,
-                                bool WantObject) {
+                                bool WantObject, uint64_t Ticket,
+                                const std::vector<uint64_t> &Links) {
   StringRef Data(Bytes.data(), Bytes.size());
   switch (Kind) {
   case KindObject:
     return addObject(Name, MemoryBuffer::getMemBufferCopy(Data, Name),
-                     WantObject);
+                     WantObject, Links);
   case KindIR: {
-    auto Ctx = std::make_unique<LLVMContext>();
-    SMDiagnostic Diag;
-    // LLVM's IR parser reads up to a terminating NUL: copy into one.
-    auto MB = MemoryBuffer::getMemBufferCopy(Data, Name);
-    auto Mod = parseIR(MB->getMemBufferRef(), Diag, *Ctx);
-    if (!Mod) {
-      std::string Msg;
-      raw_string_ostream OS(Msg);
-      Diag.print(nullptr, OS, /*ShowColors=*/false);
-      return createStringError(inconvertibleErrorCode(),
-                               StringRef(Msg).rtrim());
-    }
-    auto Obj = compileIR(ThreadSafeModule(std::move(Mod), std::move(Ctx)));
+    auto Obj = Workers->compile(Ticket, {orcrt::CompileJob::IR, Name, {}, Data});
     if (!Obj)
       return Obj.takeError();
-    return addObject(Name, std::move(*Obj), WantObject);
+    return addObject(Name, std::move(*Obj), WantObject, Links);
   }
   default:
     return createStringError(inconvertibleErrorCode(),
@@ -436,14 +476,13 @@ Expected<Added> Controller::add(const std::string &Name, uint8_t Kind,
 Expected<Added> Controller::compile(const std::string &Name,
                                     const std::vector<std::string> &Args,
                                     const std::string &Source,
-                                    bool WantObject) {
-  auto TSM = compileSource(Name, Args, Source, J->getTargetTriple().str());
-  if (!TSM)
-    return TSM.takeError();
-  auto Obj = compileIR(std::move(*TSM));
+                                    bool WantObject, uint64_t Ticket,
+                                    const std::vector<uint64_t> &Links) {
+  auto Obj = Workers->compile(
+      Ticket, {orcrt::CompileJob::Source, Name, Args, Source});
   if (!Obj)
     return Obj.takeError();
-  return addObject(Name, std::move(*Obj), WantObject);
+  return addObject(Name, std::move(*Obj), WantObject, Links);
 }
 
 Expected<std::vector<ExecutorAddr>>
@@ -481,7 +520,14 @@ Error Controller::remove(uint64_t ID) {
       return createStringError(inconvertibleErrorCode(),
                                "no module %llu (removed, or never added)",
                                static_cast<unsigned long long>(ID));
-    JD = I->second;
+    // Its users' code calls into it: package jit refuses this first.
+    for (auto &[User, Mod] : Modules)
+      if (is_contained(Mod.Links, ID))
+        return createStringError(inconvertibleErrorCode(),
+                                 "module %llu is linked against by module %llu",
+                                 static_cast<unsigned long long>(ID),
+                                 static_cast<unsigned long long>(User));
+    JD = I->second.JD;
     Modules.erase(I);
   }
   Error Err = J->deinitialize(*JD);
@@ -504,6 +550,8 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
   if (!EPC)
     return EPC.takeError();
   Parts P;
+  auto Sizes = std::make_unique<FunctionSizes>();
+  P.Sizes = Sizes.get();
   // Without a platform no executor call runs between a link and the add's
   // answer, so the memory's initialize can travel in that answer.
   auto Mapper = orcrt::SharedSlabMapper::Create(**EPC, Runtime.empty());
@@ -525,20 +573,15 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
   }
   B.setExecutorProcessControl(std::move(*EPC));
   B.setObjectLinkingLayerCreator(
-      [&MemMgr](ExecutionSession &ES) -> Expected<std::unique_ptr<ObjectLayer>> {
+      [&MemMgr, &Sizes](ExecutionSession &ES)
+          -> Expected<std::unique_ptr<ObjectLayer>> {
         auto L = std::make_unique<ObjectLinkingLayer>(ES, std::move(MemMgr));
+        L->addPlugin(std::move(Sizes));
         auto EH = EHFrameRegistrationPlugin::Create(ES);
         if (!EH)
           return EH.takeError();
         L->addPlugin(std::move(*EH));
         return std::move(L);
-      });
-  B.setCompileFunctionCreator(
-      [&P](JITTargetMachineBuilder JTMB)
-          -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
-        auto C = std::make_unique<PooledCompiler>(std::move(JTMB));
-        P.Compiler = C.get();
-        return std::move(C);
       });
   // Without the ORC runtime no initializer runs: LLJIT's generic IR
   // platform would look up atexit and __dso_handle per JITDylib.
@@ -554,26 +597,47 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
 }
 
 static int run(int argc, char **argv) {
-  std::string Runtime;
+  std::string Runtime, Target;
   std::vector<int> FDs;
-  bool Usage = false;
+  bool Usage = false, Worker = false;
   for (int I = 1; I < argc && !Usage; ++I) {
     StringRef A(argv[I]);
     int FD;
     if (A.consume_front("-orc-runtime="))
       Runtime = A.str();
+    else if (A == "-compile-worker")
+      Worker = true;
+    else if (A.consume_front("-target="))
+      Target = A.str();
     else if (!A.getAsInteger(10, FD) && FD >= 0)
       FDs.push_back(FD);
     else
       Usage = true;
   }
-  if (Usage || FDs.size() != 2) {
-    errs() << "usage: " << Prog << " [-orc-runtime=PATH] IN OUT\n";
+  if (Usage || FDs.size() != 2 || Worker == Target.empty()) {
+    errs() << "usage: " << Prog << " [-orc-runtime=PATH] IN OUT\n"
+           << "       " << Prog << " -compile-worker -target=TRIPLE IN OUT\n";
     return 2;
   }
+  if (Worker)
+    return orcrt::runCompileWorker(FDs[0], FDs[1], Target);
+  // The compile workers inherit none of the Go side's pipe: its end of
+  // file must come when this process exits.
+  for (int FD : FDs)
+    fcntl(FD, F_SETFD, fcntl(FD, F_GETFD) | FD_CLOEXEC);
   ExitOnError ExitOnErr(std::string(Prog) + ": ");
-  Controller C(ExitOnErr(build(FDs[0], FDs[1], Runtime)));
+  auto P = ExitOnErr(build(FDs[0], FDs[1], Runtime));
+  auto Workers = std::make_unique<orcrt::CompileWorkers>(
+      "/proc/self/exe", P.J->getTargetTriple().str(),
+      std::max(1u, std::thread::hardware_concurrency()));
+  auto *W = Workers.get();
+  Controller C(std::move(P), std::move(Workers));
   ExitOnErr(C.registerTags());
+  // Started before the Go side may ask for a compile, which would start
+  // another: its start-up (loading LLVM's and clang's libraries) runs
+  // while the Go side starts, and the host takes its first steps.
+  if (auto Err = W->start())
+    logAllUnhandledErrors(std::move(Err), errs(), std::string(Prog) + ": ");
   ExitOnErr(C.announce());
   C.wait(FDs[0]);
   C.shutdown(); // removes every module, then hangs up

@@ -1,9 +1,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "fatalsig.h"
@@ -11,38 +9,6 @@
 
 static int orcrt_fatalsig_ready;
 static volatile sig_atomic_t orcrt_fatalsig_quiet;
-
-static size_t orcrt_put(char *b, size_t n, size_t cap, const char *s) {
-	while (*s != 0 && n < cap) {
-		b[n++] = *s++;
-	}
-	return n;
-}
-
-static size_t orcrt_put_hex(char *b, size_t n, size_t cap, uintptr_t v) {
-	char tmp[2 + 2 * sizeof v];
-	size_t k = 0;
-	do {
-		tmp[k++] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v != 0);
-	n = orcrt_put(b, n, cap, "0x");
-	while (k > 0 && n < cap) {
-		b[n++] = tmp[--k];
-	}
-	return n;
-}
-
-static const char *orcrt_signame(int sig) {
-	switch (sig) {
-	case SIGSEGV: return "SIGSEGV (segmentation fault)";
-	case SIGBUS: return "SIGBUS (bus error)";
-	case SIGFPE: return "SIGFPE (arithmetic exception)";
-	case SIGILL: return "SIGILL (illegal instruction)";
-	case SIGTRAP: return "SIGTRAP (trace/breakpoint trap)";
-	default: return "fatal signal";
-	}
-}
 
 void orcrt_fatalsig_die(int sig) {
 	struct sigaction sa;
@@ -60,45 +26,14 @@ void orcrt_fatalsig_die(int sig) {
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
-// orcrt_put_sym appends sep and "name+0xoff" if pc is in a named JIT'd
-// function (native/jitsyms), and reports whether it was.
-static int orcrt_put_sym(char *b, size_t *n, size_t cap, const char *sep, uintptr_t pc) {
-	uintptr_t start = 0;
-	const char *name = orcrt_jitsyms_find(pc, &start);
-	if (name == NULL)
-		return 0;
-	*n = orcrt_put(b, *n, cap, sep);
-	*n = orcrt_put(b, *n, cap, name);
-	*n = orcrt_put(b, *n, cap, "+");
-	*n = orcrt_put_hex(b, *n, cap, pc - start);
-	return 1;
-}
-
 static void orcrt_fatalsig_handler(int sig, siginfo_t *info, void *uctx) {
 	if (orcrt_fatalsig_quiet) {
 		orcrt_fatalsig_die(sig);
 		return;
 	}
 	char b[1024];
-	size_t n = 0;
-	n = orcrt_put(b, n, sizeof b - 1, "orcrt-executor: ");
-	n = orcrt_put(b, n, sizeof b - 1, orcrt_signame(sig));
-	n = orcrt_put(b, n, sizeof b - 1, " in native code, address ");
-	n = orcrt_put_hex(b, n, sizeof b - 1, (uintptr_t)info->si_addr);
-	uintptr_t pc = 0, sp = 0, lr = 0;
-	orcrt_jitsyms_context(uctx, &pc, &sp, &lr);
-	if (pc != 0) {
-		n = orcrt_put(b, n, sizeof b - 1, ", pc ");
-		n = orcrt_put_hex(b, n, sizeof b - 1, pc);
-		// Named when the executor knows the JIT'd function (perf support).
-		if (orcrt_put_sym(b, &n, sizeof b - 1, " in ", pc)) {
-			uintptr_t callers[16];
-			size_t k = orcrt_jitsyms_callers(sp, lr, 64 * 1024, callers, 16);
-			for (size_t i = 0; i < k; i++)
-				orcrt_put_sym(b, &n, sizeof b - 1, i == 0 ? ", called from " : ", ", callers[i]);
-		}
-	}
-	b[n++] = '\n';
+	// JIT'd functions are named when the executor knows them (perf support).
+	size_t n = orcrt_jitsyms_describe(b, sizeof b, "orcrt-executor: ", sig, info, uctx, NULL);
 	ssize_t w = write(2, b, n);
 	(void)w;
 	orcrt_fatalsig_die(sig);

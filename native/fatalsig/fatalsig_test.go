@@ -19,7 +19,7 @@ import (
 
 	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/native/fatalsig"
-	"github.com/orcgo/orcrt/native/fatalsig/internal/crashers"
+	"github.com/orcgo/orcrt/native/internal/crashers"
 )
 
 const envCase = "ORCRT_FATALSIG_CASE"

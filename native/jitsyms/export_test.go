@@ -5,6 +5,9 @@ package jitsyms
 // Find is the C reader (orcrt_jitsyms_find), for the tests.
 var Find = find
 
+// Describe is orcrt_jitsyms_describe of a signal taken at pc.
+var Describe = describe
+
 // SetMaxNames lowers the name bound for a test and returns the old one.
 func SetMaxNames(n int) int {
 	table.mu.Lock()
@@ -22,4 +25,6 @@ func NameCount() int {
 }
 
 // Add names [start, start+size), as AddAll does for one symbol.
-func Add(start, size uint64, name string) { AddAll([]Sym{{start, start + size, name}}) }
+func Add(start, size uint64, name string) {
+	AddAll([]Sym{{Start: start, End: start + size, Name: name}})
+}

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -13,7 +14,7 @@ static _Atomic(orcrt_jitsyms_table *) current;
 // none, after the new one is visible.
 static atomic_int readers;
 
-const char *orcrt_jitsyms_find(uintptr_t pc, uintptr_t *start) {
+const char *orcrt_jitsyms_find(uintptr_t pc, uintptr_t *start, const char **module) {
 	const char *name = NULL;
 	atomic_fetch_add(&readers, 1);
 	orcrt_jitsyms_table *t = atomic_load(&current);
@@ -29,6 +30,8 @@ const char *orcrt_jitsyms_find(uintptr_t pc, uintptr_t *start) {
 		if (lo > 0 && pc < t->syms[lo - 1].end) {
 			name = t->syms[lo - 1].name;
 			*start = t->syms[lo - 1].start;
+			if (module != NULL)
+				*module = t->syms[lo - 1].module;
 		}
 	}
 	atomic_fetch_sub(&readers, 1);
@@ -95,7 +98,7 @@ static int after_call(uintptr_t ret) {
 // function.
 static int is_return(uintptr_t w) {
 	uintptr_t start;
-	return w != 0 && orcrt_jitsyms_find(w - 1, &start) != NULL && after_call(w);
+	return w != 0 && orcrt_jitsyms_find(w - 1, &start, NULL) != NULL && after_call(w);
 }
 
 size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintptr_t *pcs, size_t max) {
@@ -114,6 +117,92 @@ size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintp
 		}
 	}
 	return found;
+}
+
+static size_t put(char *b, size_t n, size_t cap, const char *s) {
+	while (*s != 0 && n < cap) {
+		b[n++] = *s++;
+	}
+	return n;
+}
+
+static size_t put_hex(char *b, size_t n, size_t cap, uintptr_t v) {
+	char tmp[2 + 2 * sizeof v];
+	size_t k = 0;
+	do {
+		tmp[k++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	n = put(b, n, cap, "0x");
+	while (k > 0 && n < cap) {
+		b[n++] = tmp[--k];
+	}
+	return n;
+}
+
+static const char *signame(int sig) {
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV (segmentation fault)";
+	case SIGBUS: return "SIGBUS (bus error)";
+	case SIGFPE: return "SIGFPE (arithmetic exception)";
+	case SIGILL: return "SIGILL (illegal instruction)";
+	case SIGTRAP: return "SIGTRAP (trace/breakpoint trap)";
+	case SIGABRT: return "SIGABRT (abort)";
+	default: return "fatal signal";
+	}
+}
+
+// put_sym appends sep and "name+0xoff", then " (module m)" when the
+// module is known, if pc is in a named JIT'd function, and reports
+// whether it was.
+static int put_sym(char *b, size_t *n, size_t cap, const char *sep, uintptr_t pc) {
+	uintptr_t start = 0;
+	const char *module = NULL;
+	const char *name = orcrt_jitsyms_find(pc, &start, &module);
+	if (name == NULL)
+		return 0;
+	*n = put(b, *n, cap, sep);
+	*n = put(b, *n, cap, name);
+	*n = put(b, *n, cap, "+");
+	*n = put_hex(b, *n, cap, pc - start);
+	if (module != NULL) {
+		*n = put(b, *n, cap, " (module ");
+		*n = put(b, *n, cap, module);
+		*n = put(b, *n, cap, ")");
+	}
+	return 1;
+}
+
+size_t orcrt_jitsyms_describe(char *b, size_t cap, const char *prefix, int sig, const siginfo_t *info, void *uctx, int *jit) {
+	size_t n = 0, max = cap - 1; // room for the newline
+	int named = 0;
+	n = put(b, n, max, prefix);
+	n = put(b, n, max, signame(sig));
+	n = put(b, n, max, " in native code");
+	// A signal sent or raised (SI_USER, SI_TKILL, ...) has no faulting
+	// address: si_addr would be the sender's pid and uid.
+	if (info->si_code > 0) {
+		n = put(b, n, max, ", address ");
+		n = put_hex(b, n, max, (uintptr_t)info->si_addr);
+	}
+	uintptr_t pc = 0, sp = 0, lr = 0;
+	orcrt_jitsyms_context(uctx, &pc, &sp, &lr);
+	if (pc != 0) {
+		n = put(b, n, max, ", pc ");
+		n = put_hex(b, n, max, pc);
+		named = put_sym(b, &n, max, " in ", pc);
+		// abort() runs in libc: the JIT'd code is among its callers.
+		if (named || sig == SIGABRT) {
+			uintptr_t callers[16];
+			size_t k = orcrt_jitsyms_callers(sp, lr, 64 * 1024, callers, 16);
+			for (size_t i = 0; i < k; i++)
+				named |= put_sym(b, &n, max, i == 0 ? ", called from " : ", ", callers[i]);
+		}
+	}
+	b[n++] = '\n';
+	if (jit != NULL)
+		*jit = named;
+	return n;
 }
 
 // The runtime's structs (runtime.SetCgoTraceback, version 0).
@@ -137,7 +226,7 @@ void orcrt_jitsyms_traceback(void *p) {
 	uintptr_t pc = 0, sp = 0, lr = 0, start;
 	if (a->sig_context != 0)
 		orcrt_jitsyms_context((void *)a->sig_context, &pc, &sp, &lr);
-	if (pc != 0 && a->max > 1 && orcrt_jitsyms_find(pc, &start) != NULL) {
+	if (pc != 0 && a->max > 1 && orcrt_jitsyms_find(pc, &start, NULL) != NULL) {
 		a->buf[n++] = pc;
 		n += orcrt_jitsyms_callers(sp, lr, 4096, a->buf + n, a->max - n - 1);
 	}
@@ -151,6 +240,6 @@ void orcrt_jitsyms_symbolize(void *p) {
 	a->file = NULL;
 	a->lineno = 0;
 	a->more = 0;
-	a->func = a->pc != 0 ? orcrt_jitsyms_find(a->pc, &start) : NULL;
+	a->func = a->pc != 0 ? orcrt_jitsyms_find(a->pc, &start, NULL) : NULL;
 	a->entry = a->func != NULL ? start : 0;
 }

@@ -10,12 +10,14 @@ import (
 type Sym struct {
 	Start, End uint64 // [Start, End)
 	Name       string
+	Module     string // the module the code belongs to ("": not known)
 }
 
-// MaxNames bounds the distinct names a process keeps: names live for
-// ever (a C reader may hold one), so a controller sending new ones without
-// end would grow the process without end. Past it, a new name is not
-// added.
+// MaxNames bounds the distinct names, of functions and modules, a
+// process keeps: names live for ever (a C reader may hold one), so a
+// controller sending new ones without end would grow the process without
+// end. Past it, a symbol of a new function name is not added, and one of
+// a new module name is added without it.
 const MaxNames = 1 << 18
 
 // maxNames is MaxNames, lowered by the tests.
@@ -39,6 +41,9 @@ func AddAll(syms []Sym) {
 	var add []Sym
 	for _, s := range syms {
 		if s.End > s.Start && known(s.Name) {
+			if s.Module != "" && !known(s.Module) {
+				s.Module = ""
+			}
 			add = append(add, s)
 		}
 	}

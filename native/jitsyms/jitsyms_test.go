@@ -4,10 +4,13 @@ package jitsyms_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/native/jitsyms"
 )
@@ -27,15 +30,16 @@ func TestAddLookupRemove(t *testing.T) {
 		assert.True(t, ok, "%#x", tc.addr)
 		assert.Equal(t, tc.name, s.Name)
 		assert.Equal(t, tc.start, s.Start)
-		name, start, ok := jitsyms.Find(tc.addr)
+		c, ok := jitsyms.Find(tc.addr)
 		assert.True(t, ok, "C: %#x", tc.addr)
-		assert.Equal(t, tc.name, name, "C")
-		assert.Equal(t, tc.start, start, "C")
+		assert.Equal(t, tc.name, c.Name, "C")
+		assert.Equal(t, tc.start, c.Start, "C")
+		assert.Empty(t, c.Module, "C")
 	}
 	for _, a := range []uint64{base - 1, base + 0x30} {
 		_, ok := jitsyms.Lookup(a)
 		assert.False(t, ok, "%#x", a)
-		_, _, ok = jitsyms.Find(a)
+		_, ok = jitsyms.Find(a)
 		assert.False(t, ok, "C: %#x", a)
 	}
 	// Code reallocated over f's second half replaces f.
@@ -49,7 +53,7 @@ func TestAddLookupRemove(t *testing.T) {
 	for _, a := range []uint64{base + 0x12, base + 0x20} {
 		_, ok := jitsyms.Lookup(a)
 		assert.False(t, ok)
-		_, _, ok = jitsyms.Find(a)
+		_, ok = jitsyms.Find(a)
 		assert.False(t, ok)
 	}
 	jitsyms.Add(base, 0, "empty")
@@ -74,9 +78,9 @@ func TestConcurrentPublish(t *testing.T) {
 					return
 				default:
 				}
-				name, start, ok := jitsyms.Find(base + 0x10)
-				if !ok || name != "stable" || start != base {
-					t.Errorf("reader saw %q %#x %v", name, start, ok)
+				s, ok := jitsyms.Find(base + 0x10)
+				if !ok || s.Name != "stable" || s.Start != base {
+					t.Errorf("reader saw %q %#x %v", s.Name, s.Start, ok)
 					return
 				}
 			}
@@ -114,6 +118,12 @@ func TestNameBound(t *testing.T) {
 	s, ok = jitsyms.Lookup(base + 15*16)
 	assert.True(t, ok, "a known name")
 	assert.Equal(t, "bound1", s.Name)
+	// A module name counts as a name: past the bound the symbol is kept
+	// without it.
+	jitsyms.AddAll([]jitsyms.Sym{{Start: base + 16*16, End: base + 17*16, Name: "bound2", Module: "new.c"}})
+	s, ok = jitsyms.Lookup(base + 16*16)
+	assert.True(t, ok)
+	assert.Equal(t, jitsyms.Sym{Start: base + 16*16, End: base + 17*16, Name: "bound2"}, s)
 	jitsyms.RemoveRange(base, base+20*16)
 }
 
@@ -136,13 +146,51 @@ func TestAddAll(t *testing.T) {
 		s, ok := jitsyms.Lookup(addr)
 		assert.True(t, ok, "%#x", addr)
 		assert.Equal(t, want, s.Name, "%#x", addr)
-		name, _, ok := jitsyms.Find(addr)
+		c, ok := jitsyms.Find(addr)
 		assert.True(t, ok, "C: %#x", addr)
-		assert.Equal(t, want, name, "C: %#x", addr)
+		assert.Equal(t, want, c.Name, "C: %#x", addr)
 	}
 	for _, addr := range []uint64{base, base + 0x212} {
 		_, ok := jitsyms.Lookup(addr)
 		assert.False(t, ok, "%#x: old was overlapped, n3 overlapped n2", addr)
 	}
 	jitsyms.RemoveRange(base, base+0x10000)
+}
+
+// TestDescribe: the report line of a signal names the JIT'd function and
+// its module, when known, and fits its buffer.
+func TestDescribe(t *testing.T) {
+	const base = 0x7500_0000_0000
+	const segvMapErr = 1 // si_code of a fault on an unmapped address
+	jitsyms.AddAll([]jitsyms.Sym{
+		{Start: base, End: base + 0x40, Name: "filter", Module: "rules.c"},
+		{Start: base + 0x40, End: base + 0x80, Name: "perf_named"},
+		{Start: base + 0x80, End: base + 0x90, Name: strings.Repeat("long", 50), Module: "m.c"},
+	})
+	defer jitsyms.RemoveRange(base, base+0x1000)
+	for _, tc := range []struct {
+		prefix    string
+		sig, code int
+		pc        uint64
+		line      string
+		jit       bool
+	}{
+		{"orcrt jit: ", int(syscall.SIGSEGV), segvMapErr, base + 0x12,
+			"orcrt jit: SIGSEGV (segmentation fault) in native code, address 0x10, pc 0x750000000012 in filter+0x12 (module rules.c)\n", true},
+		{"orcrt-executor: ", int(syscall.SIGBUS), segvMapErr, base + 0x45,
+			"orcrt-executor: SIGBUS (bus error) in native code, address 0x10, pc 0x750000000045 in perf_named+0x5\n", true},
+		{"orcrt jit: ", int(syscall.SIGSEGV), segvMapErr, base - 1,
+			"orcrt jit: SIGSEGV (segmentation fault) in native code, address 0x10, pc 0x74ffffffffff\n", false},
+		// Raised (SI_TKILL): no faulting address; no stack here, so no caller.
+		{"orcrt jit: ", int(syscall.SIGABRT), -6, base - 1,
+			"orcrt jit: SIGABRT (abort) in native code, pc 0x74ffffffffff\n", false},
+	} {
+		line, jit := jitsyms.Describe(tc.prefix, tc.sig, tc.code, 0x10, tc.pc)
+		assert.Equal(t, tc.line, line)
+		assert.Equal(t, tc.jit, jit, tc.line)
+	}
+	line, jit := jitsyms.Describe("orcrt jit: ", int(syscall.SIGSEGV), segvMapErr, 0x10, base+0x81)
+	require.Len(t, line, 160, "cut to the buffer")
+	assert.True(t, jit)
+	assert.True(t, strings.HasSuffix(line, "longlong\n"), line)
 }

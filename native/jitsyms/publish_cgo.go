@@ -3,8 +3,28 @@
 package jitsyms
 
 /*
+#define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
 #include "jitsyms.h"
+
+// orcrt_jitsyms_describe_at describes a signal taken at pc, for tests.
+static size_t orcrt_jitsyms_describe_at(char *b, size_t cap, const char *prefix, int sig, int code, uintptr_t addr, uintptr_t pc, int *jit) {
+	siginfo_t info;
+	ucontext_t uc;
+	memset(&info, 0, sizeof info);
+	memset(&uc, 0, sizeof uc);
+	info.si_signo = sig;
+	info.si_code = code;
+	info.si_addr = (void *)addr;
+#if defined(__x86_64__)
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+#elif defined(__aarch64__)
+	uc.uc_mcontext.pc = pc;
+#endif
+	return orcrt_jitsyms_describe(b, cap, prefix, sig, &info, &uc, jit);
+}
 */
 import "C"
 
@@ -26,25 +46,51 @@ func publish() {
 		t.n = C.size_t(n)
 		dst := unsafe.Slice((*C.orcrt_jitsym)(unsafe.Add(unsafe.Pointer(t), unsafe.Sizeof(C.orcrt_jitsyms_table{}))), n)
 		for i, s := range table.syms {
-			name, ok := names[s.Name]
-			if !ok {
-				name = C.CString(s.Name)
-				names[s.Name] = name
+			var module *C.char
+			if s.Module != "" {
+				module = interned(s.Module)
 			}
-			dst[i] = C.orcrt_jitsym{start: C.uintptr_t(s.Start), end: C.uintptr_t(s.End), name: name}
+			dst[i] = C.orcrt_jitsym{start: C.uintptr_t(s.Start), end: C.uintptr_t(s.End), name: interned(s.Name), module: module}
 		}
 	}
 	C.orcrt_jitsyms_publish(t)
 }
 
-// find is the C reader, for tests.
-func find(pc uint64) (string, uint64, bool) {
-	var start C.uintptr_t
-	name := C.orcrt_jitsyms_find(C.uintptr_t(pc), &start)
-	if name == nil {
-		return "", 0, false
+// interned returns the C copy of s, made on first use; table.mu held.
+func interned(s string) *C.char {
+	c, ok := names[s]
+	if !ok {
+		c = C.CString(s)
+		names[s] = c
 	}
-	return C.GoString(name), uint64(start), true
+	return c
+}
+
+// find is the C reader, for tests: the function holding pc, with the
+// start and module name C sees.
+func find(pc uint64) (Sym, bool) {
+	var start C.uintptr_t
+	var module *C.char
+	name := C.orcrt_jitsyms_find(C.uintptr_t(pc), &start, &module)
+	if name == nil {
+		return Sym{}, false
+	}
+	s := Sym{Start: uint64(start), Name: C.GoString(name)}
+	if module != nil {
+		s.Module = C.GoString(module)
+	}
+	return s, true
+}
+
+// describe is orcrt_jitsyms_describe, for tests, of a signal whose
+// context holds pc (and no stack: no callers are looked for).
+func describe(prefix string, sig, code int, addr, pc uint64) (string, bool) {
+	p := C.CString(prefix)
+	defer C.free(unsafe.Pointer(p))
+	var b [160]C.char
+	var jit C.int
+	n := C.orcrt_jitsyms_describe_at(&b[0], C.size_t(len(b)), p, C.int(sig), C.int(code), C.uintptr_t(addr), C.uintptr_t(pc), &jit)
+	return C.GoStringN(&b[0], C.int(n)), jit != 0
 }
 
 // EnableProfiling makes the Go runtime name JIT'd functions in CPU
