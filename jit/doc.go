@@ -16,14 +16,16 @@
 // The controller must be built from the same orcrt sources as this
 // package (`make jit-controller`; README.md, "Compile and call from Go").
 //
-// Requests travel over the session's own connection, as calls from the
-// executor to the controller (docs/protocol.md §11). An add is one round
-// trip: it links everything the module defines, and [Module.Lookup] then
-// answers from what the add returned, with no request of its own. Objects compiled from C, C++ and IR
-// are kept in an on-disk cache (Options.CacheDir), so the same input
-// added again skips the compile. Each module is a JITDylib of its own:
-// modules may define the same names, and [Module.Remove] releases one,
-// waiting for Go calls into it in flight.
+// An add is one round trip (docs/protocol.md §11) that links the whole
+// module; [Module.Lookup] answers from it. Compiled objects are cached on
+// disk (Options.CacheDir). Each module is a JITDylib of its own: modules
+// may define the same names, and [Module.Remove] releases one, waiting
+// for Go calls into it in flight.
+//
+// A module sees this process's symbols, Options.HostSymbols and the
+// libraries; one added through [JIT.LinkedTo] sees other modules too
+// (j.LinkedTo(lib).AddC(...)), and lib's Remove then fails with an
+// *[InUseError] until its users are removed.
 //
 // # Faults
 //
@@ -35,14 +37,16 @@
 // *[CompileError] carrying clang's or LLVM's diagnostics; code that uses
 // symbols nothing defines fails its add with a *[LinkError] naming them,
 // and leaves nothing to remove; a name a module lacks, a
-// *[NotFoundError]. A request ends when its context does.
+// *[NotFoundError].
 //
-// A fault in JIT'd code (NULL dereference, SIGSEGV, SIGBUS, SIGFPE,
-// SIGILL, SIGTRAP) or its abort() ends the host: one line names the
-// function and its module ("orcrt jit: SIGSEGV (segmentation fault) in
-// native code, address 0x10, pc 0x7f.. in filter+0x12 (module rules.c)"),
-// then the Go runtime's crash output follows, goroutine stacks and exit
-// status 2. It cannot be recovered: recover and debug.SetPanicOnFault see
+// A request ends when its context does, and so does its work: clang and
+// LLVM compile in worker processes of the controller, and the one
+// compiling for an ended context is killed; the next add works.
+//
+// A fault in JIT'd code (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) or
+// its abort() ends the host: one line names the function and its module
+// ("orcrt jit: SIGSEGV ... in filter+0x12 (module rules.c)"), then the
+// Go runtime's crash output follows, goroutine stacks and exit status 2. It cannot be recovered: recover and debug.SetPanicOnFault see
 // faults in Go code only, which stay Go's. Options.NoCrashReport opts out
 // of the line; signal.Ignore(syscall.SIGABRT) removes it for abort().
 //
