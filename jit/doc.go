@@ -11,10 +11,9 @@
 //	filter := executor.Typed1[int64, int64](fs[0])
 //	ok, err := filter.Call(9)
 //
-// Each Call pins the code for the call; a hot loop pins it once, with
-// fs[0].Batch, and calls filter.CallHeld inside (a cgo call's cost).
-// The controller must be built from the same orcrt sources as this
-// package (`make jit-controller`; README.md, "Compile and call from Go").
+// A hot loop pins the code once, with fs[0].Batch, and calls
+// filter.CallHeld inside. The controller must be built from the same
+// orcrt sources (`make jit-controller`; README.md).
 //
 // An add is one round trip (docs/protocol.md §11) that links the whole
 // module; [Module.Lookup] answers from it. Compiled objects are cached on
@@ -22,10 +21,9 @@
 // may define the same names, and [Module.Remove] releases one, waiting
 // for Go calls into it in flight.
 //
-// A module sees this process's symbols, Options.HostSymbols and the
-// libraries; one added through [JIT.LinkedTo] sees other modules too
-// (j.LinkedTo(lib).AddC(...)), and lib's Remove then fails with an
-// *[InUseError] until its users are removed.
+// A module sees this process, Options.HostSymbols and the libraries;
+// one added through [JIT.LinkedTo](lib) sees lib too, and lib's Remove
+// then fails with an *[InUseError] until its users are removed.
 //
 // # Faults
 //
@@ -34,21 +32,24 @@
 // fail with an error wrapping [ErrControllerGone] (a
 // *[ControllerExitError]) until [JIT.Restart], or restart it by
 // themselves with Options.AutoRestart. Source that does not compile is a
-// *[CompileError] carrying clang's or LLVM's diagnostics; code that uses
-// symbols nothing defines fails its add with a *[LinkError] naming them,
-// and leaves nothing to remove; a name a module lacks, a
-// *[NotFoundError].
+// *[CompileError]; code that uses symbols nothing defines fails its add
+// with a *[LinkError] naming them, and leaves nothing to remove; a name
+// a module lacks, a *[NotFoundError].
 //
-// A request ends when its context does, and so does its work: clang and
-// LLVM compile in worker processes of the controller, and the one
-// compiling for an ended context is killed; the next add works.
+// A request ends when its context does, with an error wrapping ctx.Err(),
+// and so does a compile: clang and LLVM compile in worker processes of
+// the controller, and the one compiling for an ended context is killed
+// (the next add works). A link is short and is not stopped: a module
+// linked after its context ended is removed, as nobody holds it.
 //
 // A fault in JIT'd code (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP) or
 // its abort() ends the host: one line names the function and its module
 // ("orcrt jit: SIGSEGV ... in filter+0x12 (module rules.c)"), then the
 // Go runtime's crash output follows, goroutine stacks and exit status 2. It cannot be recovered: recover and debug.SetPanicOnFault see
 // faults in Go code only, which stay Go's. Options.NoCrashReport opts out
-// of the line; signal.Ignore(syscall.SIGABRT) removes it for abort().
+// of the line (Go's output and status stay). The line goes to stderr. A
+// host that calls signal.Ignore(syscall.SIGABRT) gets, for abort(), a
+// death by SIGABRT with neither the line nor Go's output.
 //
 // # Concurrency and ownership
 //

@@ -82,12 +82,13 @@ func (e *NotFoundError) Error() string {
 }
 
 // LinkError is a module that compiled but did not link, because code in
-// it uses symbols that neither it, Options.HostSymbols nor a library
-// defines. Adding it fails as a whole: nothing of it stays, so there is
-// nothing to remove.
+// it uses symbols that nothing it sees defines: neither it, the modules
+// it was linked to (JIT.LinkedTo), this process, Options.HostSymbols
+// nor a library. Adding it fails as a whole: nothing of it stays, so
+// there is nothing to remove.
 type LinkError struct {
 	Module  string
-	Missing []string // the undefined symbols, as the linker spells them
+	Missing []string // the undefined symbols, as the linker spells them, in LLVM's order
 	Err     error    // LLVM's report
 }
 
