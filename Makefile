@@ -5,7 +5,7 @@ GO ?= go
 FUZZTIME ?= 20s
 export CGO_ENABLED := 1
 
-.PHONY: all deps build executor jit-controller demo test check fmt-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-libfuzzer fuzz-cover fuzz-cover-check bench-smoke cross
+.PHONY: all deps build executor jit-controller demo test check fmt-check clang-format-check requests-check tidy-check doc-check vet staticcheck unit fuzz fuzz-rate fuzz-libfuzzer fuzz-cover fuzz-cover-check bench-smoke cross
 
 all: build jit-controller
 
@@ -55,7 +55,7 @@ demo: deps executor
 TEST_EXTRA :=
 -include $(sort $(wildcard .ci/*.mk))
 
-test: deps fmt-check tidy-check doc-check vet cross staticcheck unit fuzz fuzz-cover-check bench-smoke $(TEST_EXTRA)
+test: deps fmt-check clang-format-check requests-check tidy-check doc-check vet cross staticcheck unit fuzz fuzz-cover-check bench-smoke $(TEST_EXTRA)
 	@echo "make test: all checks passed"
 
 fmt-check:
@@ -77,6 +77,20 @@ cross:
 	  CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; \
 	  CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
 	done
+
+# The controller's C++ is in LLVM's style (jit/controller/.clang-format;
+# requests.inc is generated, and the repository's other C and C++ keep
+# their own). clang-format-22 comes with `make deps`.
+CLANG_FORMAT ?= clang-format-22
+CONTROLLER_SOURCES = $(wildcard jit/controller/*.cpp jit/controller/*.h)
+clang-format-check: deps
+	@$(CLANG_FORMAT) --dry-run --Werror $(CONTROLLER_SOURCES) || \
+	  { echo "clang-format-check: run \`$(CLANG_FORMAT) -i jit/controller/*.cpp jit/controller/*.h\`"; exit 1; }
+
+# jit/requests_gen.go and jit/controller/requests.inc are what
+# jit/requests.txt makes (also part of unit).
+requests-check:
+	$(GO) test -count=1 ./jit/internal/genrequests
 
 # go.mod and go.sum are what `go mod tidy` makes them (the plotting stack
 # of bench/cmd/benchreport lives in that command's own module).

@@ -4,7 +4,8 @@
 # the ORC runtime archive) and LLVM 14, 15, 16 and 19 (19's static libraries
 # too). Runs apt-get only when something is missing and we are root;
 # otherwise says exactly what to install. Also valgrind (the benchmark
-# gate's instruction counts) and linux-perf (the perf-support test).
+# gate's instruction counts), linux-perf (the perf-support test) and
+# clang-format-22 (the controller's style check).
 set -euo pipefail
 
 need_pkgs=()
@@ -17,6 +18,8 @@ command -v clang-22 >/dev/null 2>&1 || need_pkgs+=(clang-22)
 # orcrt-jit-controller (package jit) compiles C and C++ with clang's libraries.
 [ -f /usr/lib/llvm-22/include/clang/Driver/CreateInvocationFromArgs.h ] || need_pkgs+=(libclang-22-dev)
 [ -e /usr/lib/llvm-22/lib/libclang-cpp.so ] || need_pkgs+=(libclang-cpp22-dev)
+# make clang-format-check: the controller's C++ in LLVM's style.
+command -v clang-format-22 >/dev/null 2>&1 || need_pkgs+=(clang-format-22)
 # The older releases the dialects are tested against (e2e: llvm-jitlink,
 # lli --remote-mcjit and their stock executors, objects from their clang;
 # 16 and 19 ship an ORC runtime in libclang-rt-N-dev).

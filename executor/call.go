@@ -2,381 +2,70 @@
 
 package executor
 
-import (
-	"fmt"
-	"reflect"
-	"runtime"
-	"unsafe"
+import "github.com/orcgo/orcrt/call"
 
-	"github.com/orcgo/orcrt/native"
-	"github.com/orcgo/orcrt/rt/keepalive"
-)
+// The call API moved to package call; these are its old names.
 
-// Scalar is what a typed call passes in registers: integers of every
-// width, uintptr and unsafe.Pointer (C pointers; Go memory must be pinned
-// and kept alive by the caller, as for cgo), bool, float32 and float64.
-type Scalar interface {
-	~int8 | ~int16 | ~int32 | ~int64 | ~int |
-		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~uintptr |
-		~bool | ~float32 | ~float64 | ~unsafe.Pointer
-}
+// Deprecated: use call.Scalar.
+type Scalar = call.Scalar
 
-// Void is the result type of a C function returning void.
-type Void struct{}
+// Deprecated: use call.Void.
+type Void = call.Void
 
-// Result is what a typed call returns: a Scalar or Void.
-type Result interface{ Scalar | Void }
+// Deprecated: use call.Result.
+type Result = call.Result
 
-// Regs are the argument registers of a raw call ([RawFunc]).
-type Regs = native.Regs
+// Deprecated: use call.Regs.
+type Regs = call.Regs
 
-// The argument registers raw calls may use: integer-class (amd64: 6,
-// arm64: 8) and floating-point (8 on both).
+// Deprecated: use call.IntArgRegs and call.FloatArgRegs.
 const (
-	IntArgRegs   = native.IntRegs
-	FloatArgRegs = native.FloatRegs
+	IntArgRegs   = call.IntArgRegs
+	FloatArgRegs = call.FloatArgRegs
 )
 
-// A class byte says how one argument or the result travels; a sig packs
-// them in one word so that typed forms stay register-sized values.
-const (
-	cSigned = 1 << 0 // sign-extend (else zero-extend)
-	cFloat  = 1 << 1 // a floating-point register
-	cBool   = 1 << 2 // C bool: only the low byte is defined
-	cSlot   = 3      // bits 3-5: the word of native.Regs4 (0-3 Int, 4-7 Float)
-	cWide   = 1 << 6 // wider than 32 bits
-	retByte = 4      // the result's class is byte 4 of sig.code
-)
+// Deprecated: use call.Func0.
+type Func0[R call.Result] = call.Func0[R]
 
-// classOf classifies T once, when a typed form is made.
-func classOf[T Result]() uint8 {
-	var c uint8
-	t := reflect.TypeFor[T]()
-	if t.Size() > 4 {
-		c = cWide
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		c |= cSigned
-	case reflect.Float32, reflect.Float64:
-		c |= cFloat
-	case reflect.Bool:
-		c |= cBool
-	}
-	return c
+// Deprecated: use call.Func1.
+type Func1[R call.Result, A1 call.Scalar] = call.Func1[R, A1]
+
+// Deprecated: use call.Func2.
+type Func2[R call.Result, A1, A2 call.Scalar] = call.Func2[R, A1, A2]
+
+// Deprecated: use call.Func3.
+type Func3[R call.Result, A1, A2, A3 call.Scalar] = call.Func3[R, A1, A2, A3]
+
+// Deprecated: use call.Func4.
+type Func4[R call.Result, A1, A2, A3, A4 call.Scalar] = call.Func4[R, A1, A2, A3, A4]
+
+// Deprecated: use call.RawFunc.
+type RawFunc = call.RawFunc
+
+// Deprecated: use call.Typed0.
+func Typed0[R call.Result](f call.Func) call.Func0[R] { return call.Typed0[R](f) }
+
+// Deprecated: use call.Typed1.
+func Typed1[R call.Result, A1 call.Scalar](f call.Func) call.Func1[R, A1] {
+	return call.Typed1[R, A1](f)
 }
 
-// toBits widens v to its register's 64 bits: sign- or zero-extended, or
-// a float's bit pattern (a float32 in the low 32 bits). The switch on
-// v's size, a constant of each instantiation, compiles away; v loaded as
-// the unsigned integer of its size stays in its register (with fromBits:
-// 5 instructions fewer per call than through a uint64 in memory).
-func toBits[T Scalar](c uint8, v T) uint64 {
-	var w uint64
-	switch p := unsafe.Pointer(&v); unsafe.Sizeof(v) {
-	case 1:
-		w = uint64(*(*uint8)(p))
-	case 2:
-		w = uint64(*(*uint16)(p))
-	case 4:
-		w = uint64(*(*uint32)(p))
-	default:
-		w = *(*uint64)(p)
-	}
-	if c&cSigned != 0 {
-		sh := 64 - 8*unsafe.Sizeof(v)
-		return uint64(int64(w<<sh) >> sh)
-	}
-	return w
+// Deprecated: use call.Typed2.
+func Typed2[R call.Result, A1, A2 call.Scalar](f call.Func) call.Func2[R, A1, A2] {
+	return call.Typed2[R, A1, A2](f)
 }
 
-// fromBits narrows a result register to R: its low bytes, all the C type
-// defines. As in toBits, R's size selects the store.
-func fromBits[R Result](code uint64, b uint64) R {
-	var r R
-	switch p := unsafe.Pointer(&r); unsafe.Sizeof(r) {
-	case 0: // Void
-	case 1:
-		if uint8(code>>(8*retByte))&cBool != 0 && uint8(b) != 0 {
-			b = 1 // a Go bool must be 0 or 1
-		}
-		*(*uint8)(p) = uint8(b)
-	case 2:
-		*(*uint16)(p) = uint16(b)
-	case 4:
-		*(*uint32)(p) = uint32(b)
-	default:
-		*(*uint64)(p) = b
-	}
-	return r
+// Deprecated: use call.Typed3.
+func Typed3[R call.Result, A1, A2, A3 call.Scalar](f call.Func) call.Func3[R, A1, A2, A3] {
+	return call.Typed3[R, A1, A2, A3](f)
 }
 
-// sig is a Func with the class bytes of its arguments (bytes 0-3) and
-// result (byte 4) and flags in code. Func.pinned is a flag too: at 32
-// bytes a sig is an SSA value, passed and kept in registers (at 40, a
-// typed form's Call stored its receiver to memory first).
-type sig struct {
-	guard *keepalive.Group
-	ex    *Executor
-	addr  uintptr
-	code  uint64
+// Deprecated: use call.Typed4.
+func Typed4[R call.Result, A1, A2, A3, A4 call.Scalar](f call.Func) call.Func4[R, A1, A2, A3, A4] {
+	return call.Typed4[R, A1, A2, A3, A4](f)
 }
 
-// Flags of sig.code. fpRegs: a floating argument or result, so
-// native.CallRegs4; else wideRet: a result wider than 32 bits, so
-// native.CallInts4Ret64; else native.CallInts4Ret32.
-const (
-	fpRegs    = 1 << 63
-	wideRet   = 1 << 62
-	sigPinned = 1 << 61 // Func.pinned
-)
-
-// newSig lays the arguments out: integer classes in the integer registers
-// in order, floating ones in the vector registers.
-func newSig(f Func, ret uint8, args ...uint8) sig {
-	s := sig{guard: f.guard, ex: f.ex, addr: f.addr, code: uint64(ret) << (8 * retByte)}
-	if ret&cFloat != 0 {
-		s.code |= fpRegs
-	}
-	if ret&cWide != 0 {
-		s.code |= wideRet
-	}
-	if f.pinned {
-		s.code |= sigPinned
-	}
-	ni, nf := uint8(0), uint8(4)
-	for i, c := range args {
-		slot := &ni
-		if c&cFloat != 0 {
-			slot = &nf
-			s.code |= fpRegs
-		}
-		s.code |= uint64(c|*slot<<cSlot) << (8 * i)
-		*slot++
-	}
-	return s
+// Deprecated: use call.Raw.
+func Raw(f call.Func, ints, floats int, floatResult bool) (call.RawFunc, error) {
+	return call.Raw(f, ints, floats, floatResult)
 }
-
-// fn is the Func s was made from.
-func (s sig) fn() Func {
-	return Func{guard: s.guard, ex: s.ex, addr: s.addr, pinned: s.code&sigPinned != 0}
-}
-
-// bits is argument i as its register word.
-func bits[T Scalar](code uint64, i int, v T) uint64 { return toBits(uint8(code>>(8*i)), v) }
-
-// call makes a guarded call with the arguments' register words a0-a3 (0
-// where the signature has none). The typed forms only convert, and call
-// it: the call itself is not generic.
-func (s sig) call(a0, a1, a2, a3 uint64) (uint64, error) {
-	g := s.guard
-	if g == nil {
-		return 0, errZeroFunc
-	}
-	tok, ok := g.Acquire() // inlined: one atomic pair
-	if !ok {
-		return 0, s.fn().denied()
-	}
-	var b uint64
-	if s.code&(fpRegs|wideRet) == 0 {
-		// callHeld's commonest case spelled out: 9 instructions fewer
-		// (cachegrind, Typed1[int32, int32]).
-		var f native.IntsFrame
-		f.Set(s.addr, a0, a1, a2, a3)
-		b = uint64(native.CallInts4Ret32(&f))
-	} else {
-		b = callOther(s.addr, s.code, a0, a1, a2, a3)
-	}
-	tok.Release()
-	return b, nil
-}
-
-// callHeld is call inside a Batch.
-func (s sig) callHeld(a0, a1, a2, a3 uint64) uint64 {
-	if s.code&(fpRegs|wideRet) == 0 {
-		var f native.IntsFrame
-		f.Set(s.addr, a0, a1, a2, a3)
-		return uint64(native.CallInts4Ret32(&f))
-	}
-	return callOther(s.addr, s.code, a0, a1, a2, a3)
-}
-
-// callOther calls a signature with a floating argument or result, or a
-// result wider than 32 bits.
-func callOther(fn uintptr, code, a0, a1, a2, a3 uint64) uint64 {
-	if code&fpRegs == 0 {
-		var f native.IntsFrame
-		f.Set(fn, a0, a1, a2, a3)
-		native.CallInts4Ret64(&f)
-		return f.R
-	}
-	var f native.RegsFrame
-	f.Fn = fn
-	// Each word to its register, the last argument first: an absent one
-	// has class 0 (slot 0) and word 0, and a present one overwrites it.
-	f.W[code>>(24+cSlot)&7] = a3
-	f.W[code>>(16+cSlot)&7] = a2
-	f.W[code>>(8+cSlot)&7] = a1
-	f.W[code>>cSlot&7] = a0
-	if code>>(8*retByte)&cFloat != 0 {
-		native.CallRegs4Float(&f)
-	} else {
-		native.CallRegs4Int(&f)
-	}
-	return f.R
-}
-
-// Func0 is a JIT'd function R f(void) (R = [Void] for a void one). Make
-// one with [Typed0]; Func1 to Func4 take 1 to 4 arguments. Call pins the
-// code as [Func.Call] does; CallHeld is for use inside [Func.Batch].
-// Calls do not allocate.
-type Func0[R Result] struct{ s sig }
-
-// Func1 is a JIT'd function R f(A1); see [Func0].
-type Func1[R Result, A1 Scalar] struct{ s sig }
-
-// Func2 is a JIT'd function R f(A1, A2); see [Func0].
-type Func2[R Result, A1, A2 Scalar] struct{ s sig }
-
-// Func3 is a JIT'd function R f(A1, A2, A3); see [Func0].
-type Func3[R Result, A1, A2, A3 Scalar] struct{ s sig }
-
-// Func4 is a JIT'd function R f(A1, A2, A3, A4); see [Func0].
-type Func4[R Result, A1, A2, A3, A4 Scalar] struct{ s sig }
-
-// Typed0 types f as R f(void). Every typed form fits in registers on
-// every platform: at most 4 arguments of each kind.
-func Typed0[R Result](f Func) Func0[R] { return Func0[R]{newSig(f, classOf[R]())} }
-
-// Typed1 types f as R f(A1): Typed1[int64, int64](f) for
-// int64_t f(int64_t), Typed1[Void, uintptr](f) for void f(void *).
-func Typed1[R Result, A1 Scalar](f Func) Func1[R, A1] {
-	return Func1[R, A1]{newSig(f, classOf[R](), classOf[A1]())}
-}
-
-// Typed2 types f as R f(A1, A2).
-func Typed2[R Result, A1, A2 Scalar](f Func) Func2[R, A1, A2] {
-	return Func2[R, A1, A2]{newSig(f, classOf[R](), classOf[A1](), classOf[A2]())}
-}
-
-// Typed3 types f as R f(A1, A2, A3).
-func Typed3[R Result, A1, A2, A3 Scalar](f Func) Func3[R, A1, A2, A3] {
-	return Func3[R, A1, A2, A3]{newSig(f, classOf[R](), classOf[A1](), classOf[A2](), classOf[A3]())}
-}
-
-// Typed4 types f as R f(A1, A2, A3, A4).
-func Typed4[R Result, A1, A2, A3, A4 Scalar](f Func) Func4[R, A1, A2, A3, A4] {
-	return Func4[R, A1, A2, A3, A4]{newSig(f, classOf[R](), classOf[A1](), classOf[A2](), classOf[A3](), classOf[A4]())}
-}
-
-// Func returns the untyped Func (for its Batch).
-func (t Func0[R]) Func() Func { return t.s.fn() }
-
-// Func returns the untyped Func (for its Batch).
-func (t Func1[R, A1]) Func() Func { return t.s.fn() }
-
-// Func returns the untyped Func (for its Batch).
-func (t Func2[R, A1, A2]) Func() Func { return t.s.fn() }
-
-// Func returns the untyped Func (for its Batch).
-func (t Func3[R, A1, A2, A3]) Func() Func { return t.s.fn() }
-
-// Func returns the untyped Func (for its Batch).
-func (t Func4[R, A1, A2, A3, A4]) Func() Func { return t.s.fn() }
-
-// Call calls the function.
-func (t Func0[R]) Call() (R, error) {
-	b, err := t.s.call(0, 0, 0, 0)
-	return fromBits[R](t.s.code, b), err
-}
-
-// CallHeld calls the function inside [Func.Batch].
-func (t Func0[R]) CallHeld() R { return fromBits[R](t.s.code, t.s.callHeld(0, 0, 0, 0)) }
-
-// Call calls the function.
-func (t Func1[R, A1]) Call(a1 A1) (R, error) {
-	b, err := t.s.call(bits(t.s.code, 0, a1), 0, 0, 0)
-	return fromBits[R](t.s.code, b), err
-}
-
-// CallHeld calls the function inside [Func.Batch].
-func (t Func1[R, A1]) CallHeld(a1 A1) R {
-	return fromBits[R](t.s.code, t.s.callHeld(bits(t.s.code, 0, a1), 0, 0, 0))
-}
-
-// Call calls the function.
-func (t Func2[R, A1, A2]) Call(a1 A1, a2 A2) (R, error) {
-	b, err := t.s.call(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), 0, 0)
-	return fromBits[R](t.s.code, b), err
-}
-
-// CallHeld calls the function inside [Func.Batch].
-func (t Func2[R, A1, A2]) CallHeld(a1 A1, a2 A2) R {
-	return fromBits[R](t.s.code, t.s.callHeld(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), 0, 0))
-}
-
-// Call calls the function.
-func (t Func3[R, A1, A2, A3]) Call(a1 A1, a2 A2, a3 A3) (R, error) {
-	b, err := t.s.call(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), 0)
-	return fromBits[R](t.s.code, b), err
-}
-
-// CallHeld calls the function inside [Func.Batch].
-func (t Func3[R, A1, A2, A3]) CallHeld(a1 A1, a2 A2, a3 A3) R {
-	return fromBits[R](t.s.code, t.s.callHeld(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), 0))
-}
-
-// Call calls the function.
-func (t Func4[R, A1, A2, A3, A4]) Call(a1 A1, a2 A2, a3 A3, a4 A4) (R, error) {
-	b, err := t.s.call(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), bits(t.s.code, 3, a4))
-	return fromBits[R](t.s.code, b), err
-}
-
-// CallHeld calls the function inside [Func.Batch].
-func (t Func4[R, A1, A2, A3, A4]) CallHeld(a1 A1, a2 A2, a3 A3, a4 A4) R {
-	return fromBits[R](t.s.code, t.s.callHeld(bits(t.s.code, 0, a1), bits(t.s.code, 1, a2), bits(t.s.code, 2, a3), bits(t.s.code, 3, a4)))
-}
-
-// RawFunc is a Func called with its argument registers filled in by the
-// caller ([Raw]), for signatures beyond the typed forms.
-type RawFunc struct {
-	f           Func
-	floatResult bool
-}
-
-// Raw makes a raw form of f for a C signature with ints integer-class
-// arguments (integers, bool, pointers) and floats floating-point ones, in
-// any interleaving; with floatResult it returns float or double. The
-// arguments must all travel in registers: at most [IntArgRegs] (amd64:
-// 6, arm64: 8) and [FloatArgRegs] (8). Variadic functions, structs passed
-// by value and long double are not supported.
-func Raw(f Func, ints, floats int, floatResult bool) (RawFunc, error) {
-	if ints < 0 || ints > IntArgRegs || floats < 0 || floats > FloatArgRegs {
-		return RawFunc{}, fmt.Errorf("executor: raw call with %d integer and %d floating arguments: %s/%s passes at most %d and %d in registers, and stack arguments are not supported",
-			ints, floats, runtime.GOOS, runtime.GOARCH, IntArgRegs, FloatArgRegs)
-	}
-	return RawFunc{f: f, floatResult: floatResult}, nil
-}
-
-// Call calls the function with r, pinning its code as [Func.Call] does.
-// r.Int holds the integer-class arguments in order (narrow ones sign- or
-// zero-extended per their C type), r.Float the floating ones' bit patterns
-// (math.Float64bits; a float32's in the low 32 bits). It returns the
-// integer result register, truncate it to the C type, or with floatResult
-// the floating one's bits (math.Float64frombits, or
-// math.Float32frombits(uint32(b))).
-func (f RawFunc) Call(r *Regs) (uint64, error) {
-	tok, err := f.f.enter()
-	if err != nil {
-		return 0, err
-	}
-	b := native.CallRegs(f.f.addr, r, f.floatResult)
-	tok.Release()
-	return b, nil
-}
-
-// CallHeld is Call inside [Func.Batch].
-func (f RawFunc) CallHeld(r *Regs) uint64 { return native.CallRegs(f.f.addr, r, f.floatResult) }
-
-// Func returns the untyped Func (for its Batch).
-func (f RawFunc) Func() Func { return f.f }

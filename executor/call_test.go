@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/internal/cbuild"
 	"github.com/orcgo/orcrt/internal/cmem"
@@ -51,13 +52,13 @@ double max8(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, in
 }
 `
 
-func sigFuncs(t testing.TB) (*executor.Executor, func(string) executor.Func) {
+func sigFuncs(t testing.TB) (*executor.Executor, func(string) call.Func) {
 	ex, err := executor.New(executor.Options{})
 	require.NoError(t, err)
 	t.Cleanup(ex.Close)
 	h, err := native.Dlopen(cbuild.SharedObject(t, "orcrtsigs", sigSource), native.RTLD_NOW|native.RTLD_LOCAL)
 	require.NoError(t, err)
-	return ex, func(name string) executor.Func {
+	return ex, func(name string) call.Func {
 		a, err := native.Dlsym(h, name)
 		require.NoError(t, err)
 		f, err := ex.Func(a)
@@ -69,42 +70,42 @@ func sigFuncs(t testing.TB) (*executor.Executor, func(string) executor.Func) {
 func TestTypedCalls(t *testing.T) {
 	_, fn := sigFuncs(t)
 	must := func(v any, err error) any { require.NoError(t, err); return v }
-	assert.Equal(t, int8(-5), must(executor.Typed1[int8, int8](fn("s8_neg")).Call(5)))
-	assert.Equal(t, int8(127), must(executor.Typed1[int8, int8](fn("s8_neg")).Call(-127)))
-	assert.Equal(t, uint8(0), must(executor.Typed1[uint8, uint8](fn("u8_inc")).Call(255)), "wraps in 8 bits")
-	assert.Equal(t, int16(-300), must(executor.Typed1[int16, int16](fn("s16_neg")).Call(300)))
-	assert.Equal(t, uint16(0), must(executor.Typed1[uint16, uint16](fn("u16_inc")).Call(65535)))
-	assert.Equal(t, int32(-7), must(executor.Typed2[int32, int32, int32](fn("s32_sub")).Call(-3, 4)))
-	assert.Equal(t, uint32(0), must(executor.Typed1[uint32, uint32](fn("u32_inc")).Call(math.MaxUint32)))
-	assert.Equal(t, int64(1<<40+2-3+4), must(executor.Typed4[int64, int64, float64, int32, float32](fn("s64_mix")).Call(1<<40, 2.5, -3, 4.75)),
+	assert.Equal(t, int8(-5), must(call.Typed1[int8, int8](fn("s8_neg")).Call(5)))
+	assert.Equal(t, int8(127), must(call.Typed1[int8, int8](fn("s8_neg")).Call(-127)))
+	assert.Equal(t, uint8(0), must(call.Typed1[uint8, uint8](fn("u8_inc")).Call(255)), "wraps in 8 bits")
+	assert.Equal(t, int16(-300), must(call.Typed1[int16, int16](fn("s16_neg")).Call(300)))
+	assert.Equal(t, uint16(0), must(call.Typed1[uint16, uint16](fn("u16_inc")).Call(65535)))
+	assert.Equal(t, int32(-7), must(call.Typed2[int32, int32, int32](fn("s32_sub")).Call(-3, 4)))
+	assert.Equal(t, uint32(0), must(call.Typed1[uint32, uint32](fn("u32_inc")).Call(math.MaxUint32)))
+	assert.Equal(t, int64(1<<40+2-3+4), must(call.Typed4[int64, int64, float64, int32, float32](fn("s64_mix")).Call(1<<40, 2.5, -3, 4.75)),
 		"integer and floating arguments interleaved")
-	assert.Equal(t, uint64(1<<63|6), must(executor.Typed3[uint64, uint64, uint64, uint64](fn("u64_xor")).Call(1<<63|1, 2, 5)))
+	assert.Equal(t, uint64(1<<63|6), must(call.Typed3[uint64, uint64, uint64, uint64](fn("u64_xor")).Call(1<<63|1, 2, 5)))
 	v := int64(-42)
-	assert.Equal(t, uintptr(math.MaxUint64-41), must(executor.Typed1[uintptr, uintptr](fn("ptr_deref")).Call(uintptr(unsafe.Pointer(&v)))))
-	assert.Equal(t, float32(7.5), must(executor.Typed2[float32, float32, float32](fn("f32_mul")).Call(2.5, 3)))
-	assert.Equal(t, 0.5*-4+0.25, must(executor.Typed3[float64, float64, int32, float64](fn("f64_fma")).Call(0.5, -4, 0.25)))
-	assert.Equal(t, true, must(executor.Typed1[bool, int64](fn("is_odd")).Call(3)))
-	assert.Equal(t, false, must(executor.Typed1[bool, int64](fn("is_odd")).Call(4)))
-	assert.Equal(t, int32(7), must(executor.Typed0[int32](fn("seven")).Call()))
+	assert.Equal(t, uintptr(math.MaxUint64-41), must(call.Typed1[uintptr, uintptr](fn("ptr_deref")).Call(uintptr(unsafe.Pointer(&v)))))
+	assert.Equal(t, float32(7.5), must(call.Typed2[float32, float32, float32](fn("f32_mul")).Call(2.5, 3)))
+	assert.Equal(t, 0.5*-4+0.25, must(call.Typed3[float64, float64, int32, float64](fn("f64_fma")).Call(0.5, -4, 0.25)))
+	assert.Equal(t, true, must(call.Typed1[bool, int64](fn("is_odd")).Call(3)))
+	assert.Equal(t, false, must(call.Typed1[bool, int64](fn("is_odd")).Call(4)))
+	assert.Equal(t, int32(7), must(call.Typed0[int32](fn("seven")).Call()))
 	type myInt int64
-	assert.Equal(t, myInt(9), must(executor.Typed1[myInt, myInt](fn("noop64")).Call(9)), "named types")
+	assert.Equal(t, myInt(9), must(call.Typed1[myInt, myInt](fn("noop64")).Call(9)), "named types")
 }
 
 func TestTypedVoidAndPointers(t *testing.T) {
 	_, fn := sigFuncs(t)
 	p := cmem.Malloc(8)
 	defer cmem.Free(p)
-	store := executor.Typed2[executor.Void, unsafe.Pointer, int64](fn("store"))
+	store := call.Typed2[call.Void, unsafe.Pointer, int64](fn("store"))
 	_, err := store.Call(cptr(p), -77)
 	require.NoError(t, err)
-	load := executor.Typed1[int64, uintptr](fn("ptr_deref"))
+	load := call.Typed1[int64, uintptr](fn("ptr_deref"))
 	assert.Equal(t, int64(-77), must(t)(load.Call(p)), "void result; unsafe.Pointer and uintptr arguments")
-	next := executor.Typed2[unsafe.Pointer, unsafe.Pointer, uintptr](fn("ptr_add"))
+	next := call.Typed2[unsafe.Pointer, unsafe.Pointer, uintptr](fn("ptr_add"))
 	assert.Equal(t, cptr(p+3), must(t)(next.Call(cptr(p), 3)))
-	assert.Equal(t, executor.Void{}, must(t)(executor.Typed0[executor.Void](fn("nothing")).Call()))
-	assert.Equal(t, float32(-1.5), must(t)(executor.Typed0[float32](fn("f32_const")).Call()), "float result, no arguments")
-	assert.Equal(t, int64(-1), must(t)(executor.Typed1[int64, int8](fn("s8_widen")).Call(-1)), "int8 argument sign-extended")
-	assert.Equal(t, int64(255), must(t)(executor.Typed1[int64, uint8](fn("u8_widen")).Call(255)), "uint8 argument zero-extended")
+	assert.Equal(t, call.Void{}, must(t)(call.Typed0[call.Void](fn("nothing")).Call()))
+	assert.Equal(t, float32(-1.5), must(t)(call.Typed0[float32](fn("f32_const")).Call()), "float result, no arguments")
+	assert.Equal(t, int64(-1), must(t)(call.Typed1[int64, int8](fn("s8_widen")).Call(-1)), "int8 argument sign-extended")
+	assert.Equal(t, int64(255), must(t)(call.Typed1[int64, uint8](fn("u8_widen")).Call(255)), "uint8 argument zero-extended")
 }
 
 // cptr turns a C address into an unsafe.Pointer without tripping vet's
@@ -118,68 +119,68 @@ func must(t *testing.T) func(v any, err error) any {
 
 func TestRaw(t *testing.T) {
 	_, fn := sigFuncs(t)
-	var r executor.Regs
+	var r call.Regs
 	want := 0.0
-	for i := range executor.IntArgRegs {
+	for i := range call.IntArgRegs {
 		r.Int[i] = uint64(int64(-i - 1))
 		want += float64((i + 1) * (-i - 1))
 	}
-	for i := range executor.FloatArgRegs {
+	for i := range call.FloatArgRegs {
 		r.Float[i] = math.Float64bits(float64(i) + 0.5)
 		want += float64(10*(i+1)) * (float64(i) + 0.5)
 	}
-	name := map[int]string{6: "max6", 8: "max8"}[executor.IntArgRegs]
-	raw, err := executor.Raw(fn(name), executor.IntArgRegs, executor.FloatArgRegs, true)
+	name := map[int]string{6: "max6", 8: "max8"}[call.IntArgRegs]
+	raw, err := call.Raw(fn(name), call.IntArgRegs, call.FloatArgRegs, true)
 	require.NoError(t, err)
 	b, err := raw.Call(&r)
 	require.NoError(t, err)
-	assert.Equal(t, want, math.Float64frombits(b), "%d integer and 8 floating arguments", executor.IntArgRegs)
+	assert.Equal(t, want, math.Float64frombits(b), "%d integer and 8 floating arguments", call.IntArgRegs)
 
-	r = executor.Regs{}
+	r = call.Regs{}
 	r.Float[0], r.Float[1] = uint64(math.Float32bits(2.5)), uint64(math.Float32bits(3))
-	raw, err = executor.Raw(fn("f32_mul"), 0, 2, true)
+	raw, err = call.Raw(fn("f32_mul"), 0, 2, true)
 	require.NoError(t, err)
 	assert.Equal(t, float32(7.5), math.Float32frombits(uint32(must(t)(raw.Call(&r)).(uint64))), "float32 in the low 32 bits")
 
-	r = executor.Regs{Int: [8]uint64{uint64(1 << 40)}}
+	r = call.Regs{Int: [8]uint64{uint64(1 << 40)}}
 	r.Float[0] = math.Float64bits(2.5)
 	c := int32(-3)
 	r.Int[1] = uint64(int64(c)) // sign-extended
 	r.Float[1] = uint64(math.Float32bits(4.75))
-	raw, err = executor.Raw(fn("s64_mix"), 2, 2, false)
+	raw, err = call.Raw(fn("s64_mix"), 2, 2, false)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1<<40+2-3+4), must(t)(raw.Call(&r)), "interleaved")
 
-	_, err = executor.Raw(fn("max8"), executor.IntArgRegs+1, 0, false)
-	assert.ErrorContains(t, err, fmt.Sprintf("passes at most %d and 8 in registers", executor.IntArgRegs))
-	_, err = executor.Raw(fn("max8"), 0, 9, false)
+	_, err = call.Raw(fn("max8"), call.IntArgRegs+1, 0, false)
+	assert.ErrorContains(t, err, fmt.Sprintf("passes at most %d and 8 in registers", call.IntArgRegs))
+	_, err = call.Raw(fn("max8"), 0, 9, false)
 	assert.ErrorContains(t, err, "executor: raw call with 0 integer and 9 floating arguments")
 }
 
 func TestTypedCallsAfterShutdown(t *testing.T) {
 	ex, fn := sigFuncs(t)
-	seven := executor.Typed0[int32](fn("seven"))
-	raw, err := executor.Raw(fn("seven"), 0, 0, false)
+	seven := call.Typed0[int32](fn("seven"))
+	raw, err := call.Raw(fn("seven"), 0, 0, false)
 	require.NoError(t, err)
 	ex.Close()
 	_, err = seven.Call()
-	assert.ErrorIs(t, err, executor.ErrShutDown)
-	_, err = raw.Call(&executor.Regs{})
-	assert.ErrorIs(t, err, executor.ErrShutDown)
-	_, err = executor.Typed1[int32, int32](executor.Func{}).Call(1)
+	assert.ErrorIs(t, err, call.ErrShutDown)
+	_, err = raw.Call(&call.Regs{})
+	assert.ErrorIs(t, err, call.ErrShutDown)
+	_, err = call.Typed1[int32, int32](call.Func{}).Call(1)
 	assert.ErrorContains(t, err, "zero Func")
 }
 
 func TestTypedCallsAllocationFree(t *testing.T) {
 	_, fn := sigFuncs(t)
-	seven := executor.Typed0[int32](fn("seven"))
-	neg := executor.Typed1[int8, int8](fn("s8_neg"))
-	f32 := executor.Typed2[float32, float32, float32](fn("f32_mul"))
-	fma := executor.Typed3[float64, float64, int32, float64](fn("f64_fma"))
-	mix := executor.Typed4[int64, int64, float64, int32, float32](fn("s64_mix"))
-	raw, err := executor.Raw(fn("s64_mix"), 2, 2, false)
+	seven := call.Typed0[int32](fn("seven"))
+	neg := call.Typed1[int8, int8](fn("s8_neg"))
+	f32 := call.Typed2[float32, float32, float32](fn("f32_mul"))
+	fma := call.Typed3[float64, float64, int32, float64](fn("f64_fma"))
+	mix := call.Typed4[int64, int64, float64, int32, float32](fn("s64_mix"))
+	raw, err := call.Raw(fn("s64_mix"), 2, 2, false)
 	require.NoError(t, err)
-	var r executor.Regs
+	var r call.Regs
 	guarded := func() {
 		_, _ = seven.Call()
 		_, _ = neg.Call(3)

@@ -18,7 +18,7 @@ import (
 // close conn on error.
 func NewFor(conn simpleremote.Conn, opts Options) (*Executor, error) {
 	why := dialect.Evidence{How: "Options.Dialect"}
-	if opts.Dialect == nil {
+	if opts.Dialect == nil && opts.Release == 0 {
 		d, ev, err := dialect.Choose(os.Getenv("ORCRT_LLVM"), simpleremote.PeerPID(conn))
 		if err != nil {
 			return nil, err

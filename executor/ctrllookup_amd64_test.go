@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt/simpleremote/wiretest"
 	"github.com/orcgo/orcrt/sps"
 )
 
 // A stand-in for LLVM's ORC runtime as llvm-jitlink -orc-runtime drives
-// it (captures in executor/ctrllookup.go): the controller calls a JIT'd
+// it (captures in executor/internal/lookup/route.go): the controller calls a JIT'd
 // wrapper with (JITDylib, entry point, argv), and the wrapper asks the
 // controller for the entry point through a jit-dispatch tag with
 // (header, name). Assembled with llvm-mc 22.
@@ -63,7 +64,7 @@ func startFakeRuntime(t *testing.T, tag sps.Addr, entry string) *fakeRuntime {
 	t.Helper()
 	execEnd, ctlEnd, err := wiretest.Connect(wiretest.Pipe)
 	require.NoError(t, err)
-	ex, err := executor.New(executor.Options{})
+	ex, err := executor.New(executor.Options{LearnLookupRoute: true})
 	require.NoError(t, err)
 	f := &fakeRuntime{ex: ex, served: make(chan error, 1)}
 	go func() { f.served <- ex.Serve(context.Background(), execEnd) }()
@@ -173,7 +174,7 @@ func TestLookupThroughController(t *testing.T) {
 
 	c := ctx(t)
 	type res struct {
-		f   executor.Func
+		f   call.Func
 		err error
 	}
 	early := make(chan res, 1)
@@ -194,7 +195,7 @@ func TestLookupThroughController(t *testing.T) {
 	require.NoError(t, r.err)
 	assert.Equal(t, "filter", <-asked)
 	assert.Equal(t, uintptr(f.filter), r.f.Addr())
-	v, err := executor.Typed1[int64, int64](r.f).Call(20)
+	v, err := call.Typed1[int64, int64](r.f).Call(20)
 	require.NoError(t, err)
 	assert.Equal(t, int64(61), v)
 
@@ -249,7 +250,7 @@ func TestLookupControllerGone(t *testing.T) {
 	require.NoError(t, f.end(t))
 	select {
 	case err := <-errc:
-		assert.ErrorIs(t, err, executor.ErrShutDown)
+		assert.ErrorIs(t, err, call.ErrShutDown)
 	case <-time.After(callTimeout):
 		t.Fatal("Lookup still waits after the controller went away")
 	}

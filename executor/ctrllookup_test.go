@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/internal/llvmtools"
 )
@@ -63,7 +64,8 @@ int main(void) {
 	openc := make(chan opened, 1)
 	go func() {
 		ex, conn, err := executor.Open(c, []string{"listen=127.0.0.1:0"}, executor.Options{
-			OnListen: func(a net.Addr) { addrs <- a },
+			LearnLookupRoute: true,
+			OnListen:         func(a net.Addr) { addrs <- a },
 		})
 		o := opened{ex: ex, err: err, done: make(chan error, 1)}
 		openc <- o
@@ -97,7 +99,7 @@ int main(void) {
 			if !assert.NoError(t, err, "goroutine %d", i) {
 				return
 			}
-			v, err := executor.Typed1[int64, int64](f).Call(int64(i))
+			v, err := call.Typed1[int64, int64](f).Call(int64(i))
 			assert.NoError(t, err)
 			assert.Equal(t, int64(3*i+1), v)
 		})

@@ -1,11 +1,15 @@
-// Package executor assembles a complete ORC executor on an rt.Session, for
-// the dialect of any LLVM release orcrt speaks (package rt/dialect):
-// everything the stock llvm-jitlink-executor and lli-child-target provide,
-// including -orc-runtime. cmd/orcrt-executor is a thin main over it; Go JIT
-// hosts embed it with [Open] (host symbols, [Executor.Lookup], [Func] and
-// its typed forms, [EndDetach]). A Go call into JIT'd code pins the
-// allocation holding it: the controller's release waits for the call, and
-// later calls fail with [ErrReleased] (README.md, "Go hosts").
+// Package executor assembles a complete ORC executor on an rt.Session:
+// the services of the dialect of any LLVM release orcrt speaks (package
+// rt/dialect), advertised in Setup and served over a connection.
+// Everything else a host needs lives in its own package: calling JIT'd
+// code in package call ([Func] and the typed forms here are deprecated
+// aliases of it), finding it by name behind [Executor.Lookup]. It provides
+// what the stock llvm-jitlink-executor and lli-child-target do, including
+// -orc-runtime; cmd/orcrt-executor is a thin main over it, and Go hosts
+// embed it with [Open] (host symbols, [Executor.Lookup],
+// [Executor.Func], [EndDetach]). A host that runs its own controller
+// program (package jit) names its controller calls and wrappers in
+// [Options] ([Executor.ControllerFunc], [Executor.ServeFiles]).
 //
 // [New] builds a Session (rt.GoRunner: every incoming call on its own
 // goroutine) with the jit-dispatch, memory manager, dylib manager,

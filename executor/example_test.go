@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/rt/dialect"
 )
@@ -68,14 +69,14 @@ func ExampleExecutor_Lookup() {
 		fmt.Fprintln(os.Stderr, err) // not exported within 10 s
 		return
 	}
-	filter := executor.Typed1[int64, int64](f)
+	filter := call.Typed1[int64, int64](f)
 	r, err := filter.Call(21)
 	switch {
-	case errors.Is(err, executor.ErrReleased):
+	case errors.Is(err, call.ErrReleased):
 		// The controller released the code (clang-repl's %quit): it
 		// is never run again; look it up anew if it is redefined.
 	case err != nil:
-		// executor.ErrShutDown: the session is ending.
+		// call.ErrShutDown: the session is ending.
 	default:
 		fmt.Println(r)
 	}

@@ -10,13 +10,16 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/executor/internal/lookup"
+	"github.com/orcgo/orcrt/executor/internal/prepare"
+	"github.com/orcgo/orcrt/executor/internal/wiretrace"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/rt"
 	"github.com/orcgo/orcrt/rt/dialect"
+	"github.com/orcgo/orcrt/rt/keepalive"
 	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/service/dylib"
 	"github.com/orcgo/orcrt/service/ehframe"
@@ -69,11 +72,27 @@ type Options struct {
 	// Dialect is the LLVM release's wire contract to speak (nil:
 	// dialect.Latest). It must be known before Setup (dialect.Choose).
 	Dialect *dialect.Dialect
+	// Release, where Dialect is nil, picks the dialect of that LLVM
+	// major release (dialect.ForRelease); 0 does not.
+	Release int
+	// ControllerCalls are names of controller functions the host calls
+	// ([Executor.ControllerFunc]): each is published in Setup with an
+	// address of its own, under which the controller registers its
+	// handler (a jit-dispatch tag).
+	ControllerCalls []string
+	// Wrappers are Go functions published in Setup under their names,
+	// for the controller to call.
+	Wrappers []Wrapper
 	// HostSymbols are the host's functions JIT'd code may call by name.
 	HostSymbols []HostSymbol
 	// EndOfInput says what the end of the controller's connection does
 	// (default EndShutdown, as the stock executor).
 	EndOfInput EndOfInput
+	// LearnLookupRoute watches the controller's calls for the ORC
+	// runtime's symbol lookup, so that [Executor.Lookup] can ask the
+	// controller for names never exported (llvm-jitlink -orc-runtime).
+	// Off, Lookup finds exports only and the route's checks cost nothing.
+	LearnLookupRoute bool
 	// Dispatcher runs the controller's calls (nil: each on its own
 	// goroutine, as the stock's thread pool). rt.InlineRunner runs them
 	// one at a time on the connection's reader, in order: deterministic,
@@ -100,20 +119,11 @@ type Executor struct {
 	why      dialect.Evidence // how NewFor chose the dialect
 	reported []error          // errors the Session reported
 
-	route lookupRoute // asking the controller for JIT'd symbols (Lookup)
+	find *lookup.Finder // Lookup: exports, and the controller route
+
+	ctlTags  map[string]sps.Addr // Options.ControllerCalls' tags
+	tagBytes []byte              // what the tags point to, kept alive
 }
-
-var (
-	prepareOnce sync.Once
-	prepareErr  error
-
-	// Background preparation (New): prepared is closed when PrepareProcess
-	// has finished; preparedFast is its lock-free mirror for the dispatch
-	// fast path.
-	startPrepareOnce sync.Once
-	prepared         = make(chan struct{})
-	preparedFast     atomic.Bool
-)
 
 // ProcessLibraries are loaded RTLD_NOW|RTLD_GLOBAL by PrepareProcess.
 var ProcessLibraries = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"}
@@ -130,66 +140,22 @@ var ProcessLibraries = []string{"libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"}
 // of delaying the session's start. (Started any earlier, it would hold
 // the dynamic linker's locks while the Go runtime creates threads for the
 // start-up, which then wait.) No incoming call runs before it has
-// finished (see prepGate); a failure is reported to the Session then,
+// finished (see prepare.Gate); a failure is reported to the Session then,
 // and so ends up in Serve's error.
-func PrepareProcess() error {
-	prepareOnce.Do(func() {
-		var errs []error
-		for _, lib := range ProcessLibraries {
-			if _, err := native.Dlopen(lib, native.RTLD_NOW|native.RTLD_GLOBAL); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if err := ehframe.Init(); err != nil {
-			errs = append(errs, err)
-		}
-		if len(errs) > 0 {
-			prepareErr = fmt.Errorf("executor: preparing the process: %w", errors.Join(errs...))
-		}
-	})
-	return prepareErr
-}
+func PrepareProcess() error { return prepare.Process(ProcessLibraries) }
 
 // startPrepare runs PrepareProcess once, in the background.
-func startPrepare() {
-	startPrepareOnce.Do(func() {
-		go func() {
-			_ = PrepareProcess()
-			preparedFast.Store(true)
-			close(prepared)
-		}()
-	})
-}
-
-// prepGate is the Session's Dispatcher: tasks go to next once the process
-// is prepared; until then each one first waits (on its own goroutine, so
-// the connection's reader never blocks) for the preparation. Every
-// incoming call may need the libraries: symbol lookups through the
-// process handle, JIT'd C++ code, the unwinder's __register_frame.
-type prepGate struct {
-	next   rt.Dispatcher
-	report func(error)
-}
-
-func (g *prepGate) Dispatch(t *rt.Task) {
-	if preparedFast.Load() {
-		g.next.Dispatch(t)
-		return
-	}
-	startPrepare()
-	g.next.Dispatch(rt.NewTask(func() {
-		<-prepared
-		if prepareErr != nil {
-			g.report(prepareErr)
-		}
-		t.Run()
-	}))
-}
+func startPrepare() { prepare.Start(PrepareProcess) }
 
 // New builds an executor: a Session and all services, and the bootstrap
 // symbols. The process preparation (PrepareProcess) starts when Serve has
 // sent Setup. Nothing is connected yet.
 func New(opts Options) (*Executor, error) {
+	d, err := dialectOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dialect = d
 	var pi rt.ProcessInfo
 	if opts.ProcessInfo != nil {
 		pi = *opts.ProcessInfo
@@ -200,7 +166,6 @@ func New(opts Options) (*Executor, error) {
 		}
 	}
 	e := &Executor{opts: opts, log: opts.Logger, runner: rt.NewGoRunner(16), syms: rt.NewSymbolTable()}
-	e.route.init()
 	if e.log == nil {
 		e.log = discardLogger{}
 	}
@@ -209,10 +174,17 @@ func New(opts Options) (*Executor, error) {
 	if opts.Dispatcher != nil {
 		next = opts.Dispatcher
 	}
-	gate := &prepGate{next: next, report: func(err error) {
+	gate := &prepare.Gate{Next: next, Start: startPrepare, Report: func(err error) {
 		reportOnce.Do(func() { e.report(e.s, err) })
 	}}
 	e.s = rt.NewSession(pi, gate, e.report)
+	e.find = lookup.New(lookup.Env{
+		Session: e.s,
+		Pin:     func(a sps.Addr) (*keepalive.Group, error) { return e.mm.Pin(a) },
+		Shared:  func(a sps.Addr) bool { return e.shm != nil && e.shm.Holds(a) },
+		Guard:   e.guardOf,
+		Log:     e.log,
+	}, opts.LearnLookupRoute)
 	if opts.Dialect != nil {
 		e.s.SetDialect(opts.Dialect)
 	}
@@ -223,27 +195,27 @@ func New(opts Options) (*Executor, error) {
 	}
 	// The stock Setup has an empty bootstrap map.
 	e.bi = rt.NewBootstrapInfo(e.s, e.syms, map[string][]byte{})
-	live.mu.Lock()
-	live.set[e] = struct{}{}
-	live.mu.Unlock()
-	e.s.AddOnShutdown(func() {
-		live.mu.Lock()
-		delete(live.set, e)
-		live.mu.Unlock()
-	})
+	e.s.AddOnShutdown(e.find.Start())
 	return e, nil
 }
 
 func (e *Executor) install() error {
 	s, syms := e.s, e.syms
 	// JIT'd wrapper functions see their argument bytes only for the
-	// duration of the native call. e.callJITWrapper and the dispatch
-	// observer learn how to ask the controller for symbols (Lookup).
-	s.SetUnknownTargetHandler(e.callJITWrapper, rt.BorrowArgs)
+	// duration of the native call. With LearnLookupRoute, the finder's
+	// CallJITWrapper and ObserveDispatch learn how to ask the controller for
+	// symbols (Lookup).
+	var observe jitdispatch.Observer
+	if e.opts.LearnLookupRoute {
+		s.SetUnknownTargetHandler(e.find.CallJITWrapper, rt.BorrowArgs)
+		observe = e.find.ObserveDispatch
+	} else {
+		s.SetUnknownTargetHandler(entry.CallJITWrapper, rt.BorrowArgs)
+	}
 	e.dylibs = dylib.New()
 	steps := []func(*rt.Session, *rt.SymbolTable) error{
 		func(s *rt.Session, syms *rt.SymbolTable) error {
-			return jitdispatch.InstallObserved(s, syms, e.observeDispatch)
+			return jitdispatch.InstallObserved(s, syms, observe)
 		},
 		e.dylibs.Install,
 		func(s *rt.Session, _ *rt.SymbolTable) error { return perfjit.Install(s, e.dylibs) },
@@ -269,6 +241,9 @@ func (e *Executor) install() error {
 			return fmt.Errorf("executor: %w", err)
 		}
 		e.shm.SetPinWait(e.opts.Alloc.PinWait)
+	}
+	if err := e.installPort(); err != nil {
+		return err
 	}
 	return e.addHostSymbols(e.opts.HostSymbols)
 }
@@ -356,59 +331,21 @@ func (e *Executor) DylibManager() *dylib.Manager { return e.dylibs }
 // -oop-executor-connect (LLVM 14 to 22) closes its socket at exit
 // without shutting it down, and would otherwise wait for ever.
 func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
-	e.mu.Lock()
-	if e.served {
-		e.mu.Unlock()
+	if err := e.claim(); err != nil {
 		_ = conn.Close()
-		return errors.New("executor: Serve called twice")
+		return err
 	}
-	e.served = true
-	e.mu.Unlock()
-	if e.s.State() != rt.StateStart {
-		_ = conn.Close()
-		return errors.New("executor: Serve after Close")
-	}
-
 	stopWatch := simpleremote.WatchPeerClose(conn, PeerWatchInterval, func() {
 		e.log.Debug("the controller closed its end of the connection without shutting it down: shut down")
 	})
 	defer stopWatch()
 	if e.opts.TraceWire && e.opts.Logger != nil {
-		conn = newLogConn(conn, e.log, e.names())
+		conn = wiretrace.Conn(conn, e.log, e.syms.All())
 	}
-	var (
-		discMu  sync.Mutex
-		discErr error
-	)
-	disconnected := make(chan struct{}) // closed when the connection has ended
-	detached := make(chan struct{})     // EndDetach: closed when every service has detached
-	if e.opts.EndOfInput == EndDetach {
-		e.s.AddOnDetach(func() { close(detached) })
-	}
-	var discOnce sync.Once
-	e.s.SetOnDisconnect(func(err error) {
-		discMu.Lock()
-		discErr = err
-		discMu.Unlock()
-		discOnce.Do(func() { close(disconnected) })
-		if e.opts.EndOfInput == EndDetach {
-			e.s.Detach(nil)
-			return
-		}
-		e.s.Shutdown(nil)
-	})
-	var wire simpleremote.Options
-	if e.opts.Wire != nil {
-		wire = *e.opts.Wire
-	}
-	wire.Wire = e.Dialect().Wire // what Results and Hangups mean
-	ca := simpleremote.New(conn, &wire)
-	e.mu.Lock()
-	e.ca = ca
-	e.mu.Unlock()
+	end := e.watchEnd()
 	stop := context.AfterFunc(ctx, func() { e.s.Shutdown(nil) })
 	defer stop()
-	_ = e.s.Attach(ca, e.bi) // a failure is delivered to OnDisconnect too
+	e.attach(conn)
 	// After Setup: the first GOMAXPROCS stops the world while start-up's
 	// threads are still being created (0.55 ms before Setup, measured);
 	// now it overlaps the controller reading Setup.
@@ -420,23 +357,91 @@ func (e *Executor) Serve(ctx context.Context, conn simpleremote.Conn) error {
 	// A process may exit right after Serve: libc's exit must not sort the
 	// loaded objects while dlopen adds one (glibc asserts in dl-sort-maps,
 	// seen when the controller hung up at once). Calls wait for it anyway.
-	defer func() { <-prepared }()
+	defer prepare.Wait()
 	var flushErr error
 	if e.opts.EndOfInput == EndDetach {
-		<-detached
+		<-end.detached
 		flushErr = native.FflushAll()
 	} else {
-		if err := e.drain(ctx, disconnected); err != nil {
+		if err := e.drain(ctx, end.disconnected); err != nil {
 			_ = native.FflushAll()
 			return err // calls still run in JIT'd code; see Options.DrainTimeout
 		}
 		e.runner.Close()
 		flushErr = native.FflushAll()
 	}
+	return e.result(end.err(), flushErr)
+}
 
-	discMu.Lock()
-	err := discErr
-	discMu.Unlock()
+// claim marks the executor served: Serve may be called once, before Close.
+func (e *Executor) claim() error {
+	e.mu.Lock()
+	if e.served {
+		e.mu.Unlock()
+		return errors.New("executor: Serve called twice")
+	}
+	e.served = true
+	e.mu.Unlock()
+	if e.s.State() != rt.StateStart {
+		return errors.New("executor: Serve after Close")
+	}
+	return nil
+}
+
+// sessionEnd is how the connection ended, as Serve waits for it.
+type sessionEnd struct {
+	disconnected chan struct{} // closed when the connection has ended
+	detached     chan struct{} // EndDetach: closed when every service has detached
+	mu           sync.Mutex
+	cause        error // the disconnect's error
+}
+
+func (s *sessionEnd) err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cause
+}
+
+// watchEnd makes the connection's end shut the Session down, or with
+// EndDetach detach it.
+func (e *Executor) watchEnd() *sessionEnd {
+	end := &sessionEnd{disconnected: make(chan struct{}), detached: make(chan struct{})}
+	if e.opts.EndOfInput == EndDetach {
+		e.s.AddOnDetach(func() { close(end.detached) })
+	}
+	var once sync.Once
+	e.s.SetOnDisconnect(func(err error) {
+		end.mu.Lock()
+		end.cause = err
+		end.mu.Unlock()
+		once.Do(func() { close(end.disconnected) })
+		if e.opts.EndOfInput == EndDetach {
+			e.s.Detach(nil)
+			return
+		}
+		e.s.Shutdown(nil)
+	})
+	return end
+}
+
+// attach attaches the SimpleRemoteEPC protocol over conn and sends Setup;
+// a failure is delivered to OnDisconnect too.
+func (e *Executor) attach(conn simpleremote.Conn) {
+	var wire simpleremote.Options
+	if e.opts.Wire != nil {
+		wire = *e.opts.Wire
+	}
+	wire.Wire = e.Dialect().Wire // what Results and Hangups mean
+	ca := simpleremote.New(conn, &wire)
+	e.mu.Lock()
+	e.ca = ca
+	e.mu.Unlock()
+	_ = e.s.Attach(ca, e.bi)
+}
+
+// result is Serve's result: nil for an orderly end, else the disconnect's
+// error joined with those the Session reported.
+func (e *Executor) result(err, flushErr error) error {
 	e.mu.Lock()
 	reported := e.reported
 	e.mu.Unlock()
@@ -473,16 +478,4 @@ func (e *Executor) Dialect() *dialect.Dialect { return e.s.Dialect() }
 func (e *Executor) Close() {
 	e.s.Close()
 	e.runner.Close()
-}
-
-// names maps bootstrap addresses to names, for logs; of the names of an
-// address (LLVM 23's aliases) the first in byte order, the LLVM 22 one.
-func (e *Executor) names() map[uint64]string {
-	m := map[uint64]string{}
-	for name, a := range e.syms.All() {
-		if old, ok := m[uint64(a)]; !ok || name < old {
-			m[uint64(a)] = name
-		}
-	}
-	return m
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/orcgo/orcrt/alloc"
+	"github.com/orcgo/orcrt/call"
+	"github.com/orcgo/orcrt/executor/internal/lookup"
 	"github.com/orcgo/orcrt/native"
 	"github.com/orcgo/orcrt/native/codemap"
 	"github.com/orcgo/orcrt/rt/keepalive"
@@ -38,40 +40,39 @@ type HostSymbol struct {
 	Addr uintptr
 }
 
-// ErrShutDown is returned by a [Func] call once the Session's shutdown
-// has begun: the code it would call may be gone.
-var ErrShutDown = errors.New("executor: the session is shutting down; JIT'd code may not be called")
+// ErrShutDown is call.ErrShutDown, the same error value.
+//
+// Deprecated: use call.ErrShutDown.
+var ErrShutDown = call.ErrShutDown
 
-// ErrReleased is returned by a [Func] call once the controller has begun
-// to release or deinitialize the allocation holding the function: the code
-// may be gone, so it is not called.
-var ErrReleased = errors.New("executor: the controller has released the JIT'd code; it may not be called")
+// ErrReleased is call.ErrReleased, the same error value.
+//
+// Deprecated: use call.ErrReleased.
+var ErrReleased = call.ErrReleased
 
 // Func is a JIT'd function a host has found ([Executor.Lookup]) or been
-// given (JIT'd code calling a host function with its address, say). A
-// call pins the allocation holding the code: the controller's release or
-// deinitialize of that allocation waits until calls in flight have
-// returned (alloc.Config.PinWait bounds the wait) and calls that start
-// later fail with [ErrReleased]; session shutdown waits the same way and
-// later calls fail with [ErrShutDown]. Code in the shared-memory mapper's
-// allocations is pinned alike. Code in other allocations that the
-// function calls is not pinned. Code outside JIT'd memory (a host
-// function) is guarded by a Session keepalive token instead. A Func is a small value; copy it freely and call it from any
-// goroutine. Call it as int32 f(int32) with [Func.Call], or with its
-// real C signature through the typed forms ([Typed1] and its siblings).
-type Func struct {
-	guard  *keepalive.Group // the allocation's pin, or the Session's keepalive group
-	ex     *Executor
-	addr   uintptr
-	pinned bool // guard is an allocation's pin
-}
+// given; see [call.Func].
+//
+// Deprecated: use call.Func (the same type).
+type Func = call.Func
 
 // Func returns the JIT'd function at addr. It fails if addr is not
 // executable code in this process (package codemap), or lies in an
 // allocation that is being released.
 func (e *Executor) Func(addr uintptr) (Func, error) {
+	g, err := e.guardOf(addr)
+	if err != nil {
+		return Func{}, err
+	}
+	return call.NewFunc(addr, g, e.sessionGroup()), nil
+}
+
+// guardOf returns what guards calls of the code at addr: the pin of the
+// allocation holding it, or the Session's keepalive group for code
+// outside JIT'd memory.
+func (e *Executor) guardOf(addr uintptr) (*keepalive.Group, error) {
 	if addr == 0 {
-		return Func{}, errors.New("executor: Func at address 0")
+		return nil, errors.New("executor: Func at address 0")
 	}
 	pin, err := e.mm.Pin(sps.Addr(addr))
 	if errors.Is(err, alloc.ErrNotAllocated) && e.shm != nil {
@@ -79,104 +80,36 @@ func (e *Executor) Func(addr uintptr) (Func, error) {
 		pin, code, err = e.shm.PinCode(sps.Addr(addr))
 		if err == nil && code {
 			// The mapper made it executable: no need to ask the maps.
-			return Func{guard: pin, ex: e, addr: addr, pinned: true}, nil
+			return pin, nil
 		}
 	}
 	switch {
 	case err == nil:
-		return e.funcIn(pin, addr)
+		if err := codemap.Check(addr); err != nil {
+			return nil, fmt.Errorf("executor: Func: %w", err)
+		}
+		return pin, nil
 	case errors.Is(err, alloc.ErrNotAllocated):
 		// Not JIT'd memory: host code, or shared memory.
 		if err := codemap.Check(addr); err != nil {
-			return Func{}, fmt.Errorf("executor: Func: %w", err)
+			return nil, fmt.Errorf("executor: Func: %w", err)
 		}
-		return Func{guard: e.s.KeepaliveSource().Group(), ex: e, addr: addr}, nil
+		return e.sessionGroup(), nil
 	}
 	if e.shuttingDown() {
-		return Func{}, ErrShutDown
+		return nil, ErrShutDown
 	}
-	return Func{}, fmt.Errorf("executor: Func at %#x: %w", addr, ErrReleased)
-}
-
-// funcIn returns the Func at addr in the region pin guards.
-func (e *Executor) funcIn(pin *keepalive.Group, addr uintptr) (Func, error) {
-	if err := codemap.Check(addr); err != nil {
-		return Func{}, fmt.Errorf("executor: Func: %w", err)
-	}
-	return Func{guard: pin, ex: e, addr: addr, pinned: true}, nil
-}
-
-// Addr returns the function's address.
-func (f Func) Addr() uintptr { return f.addr }
-
-// enter takes the call's guard token: one atomic pair.
-// The hot paths (Call, the typed calls) spell enter out: with its nil
-// check it exceeds the inlining budget, and Group.Acquire alone fits.
-func (f Func) enter() (keepalive.Token, error) {
-	if f.guard == nil {
-		return keepalive.Token{}, errZeroFunc
-	}
-	if tok, ok := f.guard.Acquire(); ok {
-		return tok, nil
-	}
-	return keepalive.Token{}, f.denied()
-}
-
-var errZeroFunc = errors.New("executor: call of the zero Func")
-
-// denied says why the guard refused a token.
-//
-//go:noinline
-func (f Func) denied() error {
-	if !f.pinned || f.ex.shuttingDown() {
-		return ErrShutDown
-	}
-	return ErrReleased
-}
-
-// Call calls the function as int32 f(int32), with x, pinning its code for
-// the call.
-func (f Func) Call(x int32) (int32, error) {
-	g := f.guard
-	if g == nil {
-		return 0, errZeroFunc
-	}
-	tok, ok := g.Acquire() // inlined: one atomic pair
-	if !ok {
-		return 0, f.denied()
-	}
-	// CallHeld spelled out: 12 instructions fewer (cachegrind).
-	var fr native.IntsFrame
-	fr.Set(f.addr, uint64(x), 0, 0, 0)
-	r := int32(native.CallInts4Ret32(&fr))
-	tok.Release()
-	return r, nil
-}
-
-// Batch runs fn with the function's code pinned throughout (one token),
-// so that fn can make many calls with [Func.CallHeld] (and the typed
-// forms' CallHeld) at the cost of a bare native call each. A release of
-// the code waits for fn to return. It returns the error a call would,
-// without running fn, once the code is released or shutdown has begun.
-// fn must not wait for the release or the Session's shutdown.
-func (f Func) Batch(fn func()) error {
-	tok, err := f.enter()
-	if err != nil {
-		return err
-	}
-	defer tok.Release()
-	fn()
-	return nil
+	return nil, fmt.Errorf("executor: Func at %#x: %w", addr, ErrReleased)
 }
 
 // Batch runs fn under one keepalive token of the Session, as it did
 // before calls pinned their code: shutdown waits for fn, and fn may call
-// [Func.CallHeld] on code the controller does not release meanwhile (a
+// [call.Func.CallHeld] on code the controller does not release meanwhile (a
 // JIT'd main still running, host code). It returns ErrShutDown, without
 // running fn, once shutdown has begun. fn must not block on the Session's
 // shutdown.
 //
-// Deprecated: use [Func.Batch], which also holds off the controller's
+// Deprecated: use [call.Func.Batch], which also holds off the controller's
 // release of the function's code (clang-repl's %quit, say).
 func (e *Executor) Batch(fn func()) error {
 	if !e.s.CallWithKeepalive(fn) {
@@ -185,24 +118,17 @@ func (e *Executor) Batch(fn func()) error {
 	return nil
 }
 
-// CallHeld calls the function as int32 f(int32). The caller must be
-// inside f.Batch (or the Batch of a Func in the same allocation); it is
-// then as cheap as a cgo call.
-func (f Func) CallHeld(x int32) int32 {
-	// The typed calls' path, cgo's wrappers skipped. addr is non-zero:
-	// Executor.Func checked it.
-	var fr native.IntsFrame
-	fr.Set(f.addr, uint64(x), 0, 0, 0)
-	return int32(native.CallInts4Ret32(&fr))
-}
-
 // shuttingDown reports whether the Session's shutdown has begun (its
 // keepalive group is closed).
-func (e *Executor) shuttingDown() bool { return e.s.KeepaliveSource().Group().Closing() }
+func (e *Executor) shuttingDown() bool { return e.sessionGroup().Closing() }
+
+// sessionGroup is the Session's keepalive group, which a call.Func asks
+// why a call was denied.
+func (e *Executor) sessionGroup() *keepalive.Group { return e.s.KeepaliveSource().Group() }
 
 // addHostSymbols publishes the host's symbols through the dylib manager.
 func (e *Executor) addHostSymbols(syms []HostSymbol) error {
-	installExportHandler()
+	lookup.InstallExportHandler()
 	syms = append([]HostSymbol{{Name: ExportSymbol, Addr: native.ExportAddr()}}, syms...)
 	for _, h := range syms {
 		if err := e.dylibs.AddProcessSymbol(h.Name, sps.Addr(h.Addr)); err != nil {

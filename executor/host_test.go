@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/rt/svctest"
@@ -21,7 +22,7 @@ import (
 
 // hostFunc returns an executor and a Func for int orcrt_test_neg(int),
 // native code from a shared object opened at run time.
-func hostFunc(tb testing.TB) (*executor.Executor, executor.Func) {
+func hostFunc(tb testing.TB) (*executor.Executor, call.Func) {
 	ex, err := executor.New(executor.Options{})
 	require.NoError(tb, err)
 	tb.Cleanup(ex.Close)
@@ -57,8 +58,8 @@ func TestFuncCallsUntilShutdown(t *testing.T) {
 
 	ex.Close()
 	_, err := f.Call(1)
-	assert.ErrorIs(t, err, executor.ErrShutDown)
-	assert.True(t, errors.Is(f.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown))
+	assert.ErrorIs(t, err, call.ErrShutDown)
+	assert.True(t, errors.Is(f.Batch(func() { t.Error("Batch ran after shutdown") }), call.ErrShutDown))
 }
 
 // The deprecated Executor.Batch keeps its promise of 718c928: one Session
@@ -88,7 +89,7 @@ func TestExecutorBatch(t *testing.T) {
 	}
 	close(release)
 	<-closed
-	assert.ErrorIs(t, ex.Batch(func() { t.Error("Batch ran after shutdown") }), executor.ErrShutDown)
+	assert.ErrorIs(t, ex.Batch(func() { t.Error("Batch ran after shutdown") }), call.ErrShutDown)
 }
 
 func TestFuncRefusesData(t *testing.T) {
@@ -133,7 +134,7 @@ func BenchmarkFunc(b *testing.B) {
 			}
 		})
 	})
-	typed := executor.Typed1[int32, int32](f)
+	typed := call.Typed1[int32, int32](f)
 	b.Run("call=typed-guarded", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -169,7 +170,7 @@ func BenchmarkFunc(b *testing.B) {
 // measurements a few microseconds apart compare.
 func BenchmarkFuncRatio(b *testing.B) {
 	ex, f := hostFunc(b)
-	typed := executor.Typed1[int32, int32](f)
+	typed := call.Typed1[int32, int32](f)
 	s := ex.Session()
 	const block = 1000
 	floor := func() {
@@ -223,11 +224,11 @@ func TestLookupNotExported(t *testing.T) {
 	assert.ErrorContains(t, err, `executor: lookup of "orcrt_test_never", "orcrt_test_nor": not exported with orcrt_export`)
 	ex.Close()
 	_, err = ex.Lookup(context.Background(), "orcrt_test_never")
-	assert.ErrorIs(t, err, executor.ErrShutDown, "a closed executor does not wait")
+	assert.ErrorIs(t, err, call.ErrShutDown, "a closed executor does not wait")
 }
 
 func TestZeroFunc(t *testing.T) {
-	_, err := executor.Func{}.Call(1)
+	_, err := call.Func{}.Call(1)
 	assert.ErrorContains(t, err, "executor: call of the zero Func")
-	assert.Error(t, executor.Func{}.Batch(func() { t.Error("Batch ran on the zero Func") }))
+	assert.Error(t, call.Func{}.Batch(func() { t.Error("Batch ran on the zero Func") }))
 }

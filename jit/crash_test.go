@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/internal/jittest"
 	"github.com/orcgo/orcrt/jit"
@@ -63,7 +63,7 @@ func crashHost(c string) {
 	case "abort":
 		f, arg = fs[1], 1
 	}
-	_, err = executor.Typed1[int64, int64](f).Call(arg)
+	_, err = call.Typed1[int64, int64](f).Call(arg)
 	fmt.Fprintln(os.Stderr, "survived:", err)
 	os.Exit(4)
 }

@@ -1,5 +1,5 @@
 // Package jit lets a Go program compile and link code into itself at run
-// time: C, C++, LLVM IR or an object file in, an [executor.Func] out,
+// time: C, C++, LLVM IR or an object file in, a [call.Func] out,
 // called at the cost of a cgo call. LLVM 22's own ORC (LLJIT) does the
 // compiling and linking in a sidecar process, orcrt-jit-controller, which
 // [Start] launches; the Go process is its executor, so nothing of LLVM is
@@ -8,7 +8,7 @@
 //	j, err := jit.Start(ctx, jit.Options{})
 //	m, err := j.AddC(ctx, "filter.c", "long filter(long x) { return x % 3 == 0; }")
 //	fs, err := m.Lookup(ctx, "filter")
-//	filter := executor.Typed1[int64, int64](fs[0])
+//	filter := call.Typed1[int64, int64](fs[0])
 //	ok, err := filter.Call(9)
 //
 // A hot loop pins the code once, with fs[0].Batch, and calls

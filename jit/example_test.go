@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/jit"
 )
 
@@ -33,7 +33,7 @@ int64_t filter(int64_t x) { return x % 7 == 3; }`)
 		fmt.Println(err)
 		return
 	}
-	filter := executor.Typed1[int64, int64](fs[0])
+	filter := call.Typed1[int64, int64](fs[0])
 	for _, x := range []int64{3, 4, 10} {
 		ok, err := filter.Call(x)
 		fmt.Println(x, ok, err)

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/jit"
 )
 
@@ -55,7 +55,7 @@ func TestCXXWithORCRuntime(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			got, err := executor.Typed1[int64, int64](fs[1]).Call(1)
+			got, err := call.Typed1[int64, int64](fs[1]).Call(1)
 			assert.NoError(t, err)
 			assert.GreaterOrEqual(t, got, int64(6))
 		})
@@ -66,11 +66,11 @@ func TestCXXWithORCRuntime(t *testing.T) {
 
 // hammer calls f from 8 goroutines until stop is closed, counting calls
 // and the errors other than ErrReleased.
-func hammer(f executor.Func, stop <-chan struct{}) (wait func() (calls, bad int64, released bool)) {
+func hammer(f call.Func, stop <-chan struct{}) (wait func() (calls, bad int64, released bool)) {
 	var calls, bad atomic.Int64
 	var released atomic.Bool
 	var wg sync.WaitGroup
-	g := executor.Typed1[int64, int64](f)
+	g := call.Typed1[int64, int64](f)
 	for range 8 {
 		wg.Go(func() {
 			for {
@@ -81,7 +81,7 @@ func hammer(f executor.Func, stop <-chan struct{}) (wait func() (calls, bad int6
 				}
 				got, err := g.Call(20)
 				switch {
-				case errors.Is(err, executor.ErrReleased):
+				case errors.Is(err, call.ErrReleased):
 					released.Store(true)
 					return
 				case err != nil || got != 400:
@@ -238,6 +238,6 @@ func TestRemoveExpiredContext(t *testing.T) {
 	require.ErrorIs(t, m.Remove(ctx), context.Canceled)
 	assert.Equal(t, int64(9), call1(t, sq, 3), "still there")
 	require.NoError(t, m.Remove(context.Background()))
-	_, err := executor.Typed1[int64, int64](sq).Call(3)
-	assert.ErrorIs(t, err, executor.ErrReleased)
+	_, err := call.Typed1[int64, int64](sq).Call(3)
+	assert.ErrorIs(t, err, call.ErrReleased)
 }

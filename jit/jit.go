@@ -253,7 +253,7 @@ func (j *JIT) Restart(ctx context.Context) error {
 // Close removes every module (waiting for calls in flight into their
 // code), stops the controller and releases what exited controllers left
 // loaded. Calls of this JIT's Funcs fail afterwards, with
-// executor.ErrReleased (or executor.ErrShutDown). Close is idempotent.
+// call.ErrReleased (or call.ErrShutDown). Close is idempotent.
 func (j *JIT) Close() error {
 	j.mu.Lock()
 	if j.closed {

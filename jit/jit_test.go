@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/internal/jittest"
 	"github.com/orcgo/orcrt/jit"
 )
@@ -26,7 +26,7 @@ func start(t *testing.T, opts jit.Options) *jit.JIT {
 }
 
 // addSquare adds a module defining long sq(long) and returns it and sq.
-func addSquare(t *testing.T, j *jit.JIT) (*jit.Module, executor.Func) {
+func addSquare(t *testing.T, j *jit.JIT) (*jit.Module, call.Func) {
 	t.Helper()
 	ctx := context.Background()
 	m, err := j.AddC(ctx, "sq", "long sq(long x) { return x * x; }")
@@ -39,7 +39,7 @@ func addSquare(t *testing.T, j *jit.JIT) (*jit.Module, executor.Func) {
 func TestAddCAndCall(t *testing.T) {
 	j := start(t, jit.Options{})
 	_, f := addSquare(t, j)
-	sq := executor.Typed1[int64, int64](f)
+	sq := call.Typed1[int64, int64](f)
 	got, err := sq.Call(12)
 	require.NoError(t, err)
 	require.Equal(t, int64(144), got)

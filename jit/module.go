@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/native/jitsyms"
 )
 
@@ -73,17 +73,17 @@ func (m *Module) Name() string { return m.name }
 // spells them: C++ names mangled), in the order of names. The add linked
 // the module and returned its symbols, so Lookup of what it defines makes
 // no request (other names ask the controller, which answers as below). Call a
-// Func with its real signature through executor.Typed1 and its siblings;
+// Func with its real signature through call.Typed1 and its siblings;
 // for many calls, make them with CallHeld inside the Func's Batch, one pin
-// for all of them (see executor.Func). A name the module does not define
+// for all of them (see call.Func). A name the module does not define
 // fails the whole lookup with a *NotFoundError; a name that is not code
-// fails as executor.Func does. Each Func pins its code while it runs.
-func (m *Module) Lookup(ctx context.Context, names ...string) ([]executor.Func, error) {
+// fails as executor.Executor.Func does. Each Func pins its code while it runs.
+func (m *Module) Lookup(ctx context.Context, names ...string) ([]call.Func, error) {
 	addrs, err := m.Addrs(ctx, names...)
 	if err != nil {
 		return nil, err
 	}
-	fs := make([]executor.Func, len(addrs))
+	fs := make([]call.Func, len(addrs))
 	for i, a := range addrs {
 		if fs[i], err = m.c.ex.Func(a); err != nil {
 			return nil, fmt.Errorf("jit: %s in module %s: %w", names[i], m.name, err)
@@ -160,7 +160,7 @@ func (m *Module) linked(names []string) ([]uintptr, bool) {
 // Remove runs the module's static destructors and releases its memory,
 // after waiting for Go calls into its code in flight (at most
 // alloc.DefaultPinWait); later calls of its Funcs fail with
-// executor.ErrReleased. If ctx has ended before Remove starts, it returns
+// call.ErrReleased. If ctx has ended before Remove starts, it returns
 // ctx's error and the module stays; once started, the removal completes
 // whatever ctx does, and Remove returns its result. A module that
 // modules still loaded link against (JIT.LinkedTo) is not removed: Remove

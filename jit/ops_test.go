@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/internal/cbuild"
 	"github.com/orcgo/orcrt/jit"
 )
@@ -26,9 +26,9 @@ define i64 @sum3(i64 %a, i64 %b, i64 %c) {
 }
 `
 
-func call1(t *testing.T, f executor.Func, x int64) int64 {
+func call1(t *testing.T, f call.Func, x int64) int64 {
 	t.Helper()
-	got, err := executor.Typed1[int64, int64](f).Call(x)
+	got, err := call.Typed1[int64, int64](f).Call(x)
 	require.NoError(t, err)
 	return got
 }
@@ -40,7 +40,7 @@ func TestAddIRText(t *testing.T) {
 	require.NoError(t, err)
 	fs, err := m.Lookup(ctx, "sum3")
 	require.NoError(t, err)
-	got, err := executor.Typed3[int64, int64, int64, int64](fs[0]).Call(1, 20, 300)
+	got, err := call.Typed3[int64, int64, int64, int64](fs[0]).Call(1, 20, 300)
 	require.NoError(t, err)
 	assert.Equal(t, int64(321), got)
 }
@@ -66,7 +66,7 @@ func TestAddIRBitcodeAndObject(t *testing.T) {
 		require.NoError(t, err, tc.file)
 		fs, err := m.Lookup(ctx, "sum3")
 		require.NoError(t, err)
-		got, err := executor.Typed3[int64, int64, int64, int64](fs[0]).Call(4, 5, 6)
+		got, err := call.Typed3[int64, int64, int64, int64](fs[0]).Call(4, 5, 6)
 		require.NoError(t, err)
 		assert.Equal(t, int64(15), got, tc.file)
 	}
@@ -203,8 +203,8 @@ func TestRemove(t *testing.T) {
 	fs, err := m.Lookup(ctx, "f")
 	require.NoError(t, err)
 	require.NoError(t, m.Remove(ctx))
-	_, err = executor.Typed1[int64, int64](fs[0]).Call(1)
-	assert.ErrorIs(t, err, executor.ErrReleased)
+	_, err = call.Typed1[int64, int64](fs[0]).Call(1)
+	assert.ErrorIs(t, err, call.ErrReleased)
 	_, err = m.Lookup(ctx, "f")
 	assert.ErrorIs(t, err, jit.ErrRemoved)
 	assert.ErrorIs(t, m.Remove(ctx), jit.ErrRemoved)

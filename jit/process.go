@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,9 +14,6 @@ import (
 	"time"
 
 	"github.com/orcgo/orcrt/executor"
-	"github.com/orcgo/orcrt/rt"
-	"github.com/orcgo/orcrt/rt/dialect"
-	"github.com/orcgo/orcrt/rt/simpleremote"
 	"github.com/orcgo/orcrt/sps"
 )
 
@@ -23,12 +21,14 @@ import (
 // drives in this process.
 type controller struct {
 	ex      *executor.Executor
+	tags    [numTags]executor.ControllerFunc // the requests, by tag
 	cmd     *exec.Cmd
 	stderr  *tail
 	version string // LLVM's, as the controller announced it
 	target  string // what it compiles for, as it announced it
 
 	exited   chan struct{} // closed once cmd has been waited for
+	output   chan struct{} // closed once its output has ended
 	exitErr  *ControllerExitError
 	served   chan struct{} // closed once Serve returned
 	serveErr error
@@ -64,32 +64,55 @@ func startController(ctx context.Context, a startArgs) (*controller, error) {
 		toCtl.Close()
 		fromCtlW.Close()
 	}
-	conn := simpleremote.NewFileConn(fromCtl, toCtlW)
-	conn.SetReadSpin(simpleremote.ExecutorReadSpin)
+	ours := func() {
+		fromCtl.Close()
+		toCtlW.Close()
+	}
 	c := &controller{stderr: newTail(a.opts.Stderr), exited: make(chan struct{}), served: make(chan struct{})}
 	ready := make(chan readiness, 1)
 	c.ex, err = newExecutor(a.opts, ready)
 	if err != nil {
 		theirs()
-		conn.Close()
+		ours()
 		return nil, err
+	}
+	for tag, name := range tagNames {
+		c.tags[tag], _ = c.ex.ControllerFunc(name)
 	}
 	args := []string{"3", "4"}
 	if a.runtime != "" {
 		args = append([]string{"-orc-runtime=" + a.runtime}, args...)
 	}
+	// Its output through a pipe of our own, not os/exec's: Wait would
+	// wait for every holder of the write end, the controller's compile
+	// workers too, and so would Done.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		theirs()
+		ours()
+		c.ex.Close()
+		return nil, fmt.Errorf("jit: pipe: %w", err)
+	}
 	c.cmd = exec.Command(a.path, args...)
 	c.cmd.ExtraFiles = []*os.File{toCtl, fromCtlW}
-	c.cmd.Stdout, c.cmd.Stderr = c.stderr, c.stderr
+	c.cmd.Stdout, c.cmd.Stderr = outW, outW
 	err = c.cmd.Start()
 	theirs()
+	outW.Close()
 	if err != nil {
-		conn.Close()
+		outR.Close()
+		ours()
 		c.ex.Close()
 		return nil, fmt.Errorf("jit: starting the controller: %w; %s", err, installController)
 	}
+	c.output = make(chan struct{})
+	go func() {
+		_, _ = io.Copy(c.stderr, outR)
+		outR.Close()
+		close(c.output)
+	}()
 	go c.wait()
-	go c.serve(conn)
+	go c.serve(fromCtl, toCtlW)
 	select {
 	case r := <-ready:
 		if r.err == nil {
@@ -132,44 +155,43 @@ type readiness struct {
 // dialect, the tags and the ready wrapper in Setup, and code that stays
 // callable when the controller goes away.
 func newExecutor(opts *Options, ready chan<- readiness) (*executor.Executor, error) {
-	ex, err := executor.New(executor.Options{
-		Logger:      opts.Logger,
-		Dialect:     dialect.LLVM22,
-		HostSymbols: opts.HostSymbols,
-		EndOfInput:  executor.EndDetach,
-		TraceWire:   opts.TraceWire,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("jit: %w", err)
-	}
 	var once sync.Once
-	announce := func(_ *rt.Session, args []byte, ret rt.ReturnFunc) {
+	announce := func(args []byte) ([]byte, error) {
 		version, protocol, target, err := readySig.DecodeArgs(args)
 		if err == nil && protocol != controllerProtocol {
 			err = fmt.Errorf("it speaks version %d of the requests, this package %d", protocol, controllerProtocol)
 		}
 		once.Do(func() { ready <- readiness{version, target, err} })
-		ret(rt.ResultBytes(readySig.AppendResult(nil, struct{}{})))
+		return readySig.AppendResult(nil, struct{}{}), nil
 	}
-	syms := ex.Symbols()
-	err = syms.Add(readySymbol, ex.Session().RegisterWrapper(announce))
-	for tag, name := range tagNames {
-		err = errors.Join(err, syms.Add(name, tagAddr(tag)))
-	}
+	ex, err := executor.New(executor.Options{
+		Logger:          opts.Logger,
+		Release:         22,
+		HostSymbols:     opts.HostSymbols,
+		EndOfInput:      executor.EndDetach,
+		TraceWire:       opts.TraceWire,
+		ControllerCalls: tagNames[:],
+		Wrappers:        []executor.Wrapper{{Name: readySymbol, Fn: announce}},
+	})
 	if err != nil {
-		ex.Close()
 		return nil, fmt.Errorf("jit: %w", err)
 	}
 	return ex, nil
 }
 
-func (c *controller) serve(conn simpleremote.Conn) {
-	c.serveErr = c.ex.Serve(context.Background(), conn)
+func (c *controller) serve(in, out *os.File) {
+	c.serveErr = c.ex.ServeFiles(context.Background(), in, out)
 	close(c.served)
 }
 
 func (c *controller) wait() {
 	err := c.cmd.Wait()
+	// What it wrote before it died is in the pipe; a compile worker may
+	// hold the pipe open a little longer.
+	select {
+	case <-c.output:
+	case <-time.After(outputGrace):
+	}
 	state := "exit status 0"
 	if err != nil {
 		state = err.Error()
@@ -203,7 +225,7 @@ func (c *controller) call(ctx context.Context, tag int, args []byte) ([]byte, er
 // cancel asks the controller to stop the compile of ticket; it answers
 // nothing worth waiting for.
 func (c *controller) cancel(ticket uint64) {
-	c.ex.Session().CallControllerInline(tagAddr(tagCancel), cancelSig.AppendArgs(nil, ticket), func(rt.WrapperResult) {})
+	c.tags[tagCancel].CallInline(cancelSig.AppendArgs(nil, ticket), func(executor.WrapperResult) {})
 }
 
 // answer is a request's decoded answer.
@@ -232,7 +254,7 @@ func callAs[T any](ctx context.Context, c *controller, tag int, args []byte, dec
 	}
 	var state atomic.Int32
 	done := make(chan answer[T], 1)
-	c.ex.Session().CallControllerInline(tagAddr(tag), args, func(r rt.WrapperResult) {
+	c.tags[tag].CallInline(args, func(r executor.WrapperResult) {
 		var a answer[T]
 		if a.err = r.Err(); a.err == nil {
 			a.v, a.err = decode(r.Bytes())
@@ -282,15 +304,11 @@ func (c *controller) failed(tag int, err error) error {
 // add's links, in its order, as if it had made them: each must answer
 // its key.
 func (c *controller) runDeferred(calls []deferredCall) error {
-	s := c.ex.Session()
 	for _, dc := range calls {
-		fn, _, ok := s.WrapperAt(dc.First)
+		r, ok := c.ex.RunWrapper(dc.First, dc.Second)
 		if !ok {
 			return fmt.Errorf("jit: the controller held back a call of %#x, which is no wrapper function", uint64(dc.First))
 		}
-		got := make(chan rt.WrapperResult, 1)
-		fn(s, dc.Second, func(r rt.WrapperResult) { got <- r })
-		r := <-got
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("jit: initializing JIT'd memory: %w", err)
 		}
@@ -322,6 +340,11 @@ func (c *controller) sessionEnded() bool {
 // closeTimeout bounds an orderly close: the controller removes every
 // module (waiting for Go calls in flight) and hangs up.
 const closeTimeout = 30 * time.Second
+
+// outputGrace bounds the wait, once the controller has exited, for the
+// end of its output, which the controller's compile workers hold until
+// they notice and exit; what it wrote is read well within it.
+const outputGrace = 20 * time.Millisecond
 
 // close asks the controller to remove everything and exit, then waits for
 // it; a controller that does not is killed. It closes the executor.

@@ -10,8 +10,8 @@
 // call up to four integer and four floating register arguments from a
 // frame the caller fills (the executor's typed calls). Each makes one
 // Go→C transition (CallWrapper: when the result fits in the caller's
-// buffer) and does not allocate with a reused buffer. [LookupTCP]
-// resolves a host name with libc's getaddrinfo.
+// buffer) and does not allocate with a reused buffer. ([LookupTCP], a
+// DNS lookup, is deprecated: internal/resolve holds it now.)
 //
 // A native call holds the goroutine's OS thread for its whole duration
 // and runs on that thread's C stack, a default pthread stack

@@ -216,24 +216,19 @@ func CreateService[T Service](s *Session, create func(*Session) (T, error)) (T, 
 // AddOnDetach registers f to run after every service's OnDetach, in LIFO
 // order with the other detach callbacks. If the Session is already
 // detached, f runs at once on the calling goroutine.
-func (s *Session) AddOnDetach(f func()) {
-	s.mu.Lock()
-	if s.cur < StateDetached {
-		s.detachCbs = append(s.detachCbs, f)
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	f()
-}
+func (s *Session) AddOnDetach(f func()) { s.addCallback(&s.detachCbs, StateDetached, f) }
 
 // AddOnShutdown registers f to run after every service's OnShutdown, in
 // LIFO order with the other shutdown callbacks. If the Session is already
 // shut down, f runs at once on the calling goroutine.
-func (s *Session) AddOnShutdown(f func()) {
+func (s *Session) AddOnShutdown(f func()) { s.addCallback(&s.shutdownCbs, StateShutdown, f) }
+
+// addCallback appends f to cbs, run when the session reaches state, or
+// runs f now if it already has.
+func (s *Session) addCallback(cbs *[]func(), state State, f func()) {
 	s.mu.Lock()
-	if s.cur < StateShutdown {
-		s.shutdownCbs = append(s.shutdownCbs, f)
+	if s.cur < state {
+		*cbs = append(*cbs, f)
 		s.mu.Unlock()
 		return
 	}

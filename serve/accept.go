@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orcgo/orcrt/serve/internal/peer"
+	"github.com/orcgo/orcrt/serve/internal/wire"
 )
 
 // acceptLoop accepts on the listening sockets while no worker is armed:
@@ -98,41 +101,41 @@ func (s *server) handle(fd int) {
 		return
 	}
 	defer c.Close() // the worker holds its own descriptor
-	pr, err := s.pol.check(c)
+	pr, err := s.pol.Check(c)
 	s.mu.Lock()
 	s.checking--
 	if err == nil && s.active()+s.armed+s.waiting >= s.cfg.MaxSessions {
-		err = fmt.Errorf("%w: %d sessions already (serve -max-sessions)", errRefused, s.cfg.MaxSessions)
+		err = fmt.Errorf("%w: %d sessions already (serve -max-sessions)", peer.ErrRefused, s.cfg.MaxSessions)
 	}
 	if err == nil && s.draining {
-		err = fmt.Errorf("%w: draining", errRefused)
+		err = fmt.Errorf("%w: draining", peer.ErrRefused)
 	}
 	if err != nil {
-		s.refusals[refusalKind(err)]++
+		s.refusals[peer.Kind(err)]++
 		s.balance()
 		s.mu.Unlock()
-		s.log.Warn("refused", "peer", pr.addr, "uid", pr.uid, "pid", pr.pid, "why", err.Error())
+		s.log.Warn("refused", "peer", pr.Addr, "uid", pr.UID, "pid", pr.PID, "why", err.Error())
 		return
 	}
 	s.waiting++
-	si := &sessionInfo{id: atomic.AddUint64(s.ids, 1), peer: pr, start: time.Now(), pid: pr.pid}
+	si := &sessionInfo{id: atomic.AddUint64(s.ids, 1), peer: pr, start: time.Now(), pid: pr.PID}
 	s.refill()
 	s.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		w := s.take(si)
-		if w == nil {
+		ch := s.take(si)
+		if ch == nil {
 			s.mu.Lock()
 			s.refusals["draining"]++
 			s.mu.Unlock()
-			s.log.Warn("refused", "peer", pr.addr, "uid", pr.uid, "why", "draining")
+			s.log.Warn("refused", "peer", pr.Addr, "uid", pr.UID, "why", "draining")
 			return
 		}
-		err := s.hand(w, c, si)
+		err := s.hand(ch, c, si)
 		if err == nil {
 			return
 		}
-		s.log.Warn("hand-over failed", "worker", w.pid, "session", si.id, "err", err)
-		_ = syscall.Kill(w.pid, syscall.SIGKILL)
+		s.log.Warn("hand-over failed", "worker", ch.pid, "session", si.id, "err", err)
+		_ = syscall.Kill(ch.pid, syscall.SIGKILL)
 		if attempt == 2 {
 			return
 		}
@@ -147,12 +150,12 @@ func (s *server) handle(fd int) {
 // makes si its session and counts the connection as no longer waiting,
 // all at once: a refill or an arming in between would start or arm one
 // worker too many.
-func (s *server) take(si *sessionInfo) *worker {
+func (s *server) take(si *sessionInfo) *child {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := -1
 	for !s.draining {
-		if i = slices.IndexFunc(s.idle, func(w *worker) bool { return !w.armed }); i >= 0 {
+		if i = slices.IndexFunc(s.idle, func(ch *child) bool { return !ch.armed }); i >= 0 {
 			break
 		}
 		s.changed.Wait()
@@ -161,22 +164,22 @@ func (s *server) take(si *sessionInfo) *worker {
 	if s.draining {
 		return nil
 	}
-	w := s.idle[i]
+	ch := s.idle[i]
 	s.idle = slices.Delete(s.idle, i, i+1)
-	w.sess = si
+	ch.sess = si
 	s.balance()
-	return w
+	return ch
 }
 
-// hand sends c to w, whose session si is (take); on failure it is not.
+// hand sends c to ch, whose session si is (take); on failure it is not.
 // The worker opens the session's output files itself, as it does for a
 // connection it accepts.
-func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
+func (s *server) hand(ch *child, c net.Conn, si *sessionInfo) error {
 	rc, err := c.(syscall.Conn).SyscallConn()
 	if err == nil {
 		var werr error
 		err = rc.Control(func(fd uintptr) {
-			_, _, werr = w.ctl.WriteMsgUnix([]byte(msgSession+"\x00"+strconv.FormatUint(si.id, 10)), unix.UnixRights(int(fd)), nil)
+			_, _, werr = ch.ctl.WriteMsgUnix(wire.Encode(wire.MsgSession, strconv.FormatUint(si.id, 10)), unix.UnixRights(int(fd)), nil)
 		})
 		if err == nil {
 			err = werr
@@ -184,7 +187,7 @@ func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
 	}
 	s.mu.Lock()
 	if err != nil {
-		w.sess = nil
+		ch.sess = nil
 	} else {
 		s.accepted++
 	}
@@ -192,6 +195,6 @@ func (s *server) hand(w *worker, c net.Conn, si *sessionInfo) error {
 	if err != nil {
 		return err
 	}
-	s.log.Debug("handed over", "session", si.id, "worker", w.pid, "peer", si.peer.addr)
+	s.log.Debug("handed over", "session", si.id, "worker", ch.pid, "peer", si.peer.Addr)
 	return nil
 }

@@ -20,8 +20,8 @@ import (
 func (s *server) drain() {
 	s.mu.Lock()
 	s.draining = true
-	for _, w := range s.idle {
-		_ = w.ctl.CloseWrite()
+	for _, ch := range s.idle {
+		_ = ch.ctl.CloseWrite()
 	}
 	s.idle = nil
 	s.kick()
@@ -32,17 +32,17 @@ func (s *server) drain() {
 	deadline := time.AfterFunc(s.cfg.DrainTimeout, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for _, w := range s.workers {
-			if w.sess != nil {
-				w.killed = true
+		for _, ch := range s.children {
+			if ch.sess != nil {
+				ch.killed = true
 			}
-			_ = syscall.Kill(-w.pid, syscall.SIGKILL)
-			_ = syscall.Kill(w.pid, syscall.SIGKILL)
+			_ = syscall.Kill(-ch.pid, syscall.SIGKILL)
+			_ = syscall.Kill(ch.pid, syscall.SIGKILL)
 		}
 	})
 	defer deadline.Stop()
 	s.mu.Lock()
-	for len(s.workers) > 0 || s.starting > 0 {
+	for len(s.children) > 0 || s.starting > 0 {
 		s.changed.Wait()
 	}
 	ended := s.ended

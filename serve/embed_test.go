@@ -21,12 +21,13 @@ import (
 	"github.com/orcgo/orcrt/internal/crossexec"
 	"github.com/orcgo/orcrt/internal/llvmtools"
 	"github.com/orcgo/orcrt/serve"
+	"github.com/orcgo/orcrt/serve/worker"
 )
 
 // TestMain makes this test binary its own serve worker, as the main of
 // a program that embeds serve.Run does.
 func TestMain(m *testing.M) {
-	serve.MaybeRunWorker(nil)
+	worker.MaybeRunWorker(nil)
 	os.Exit(m.Run())
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orcgo/orcrt/serve"
+	"github.com/orcgo/orcrt/serve/worker"
 )
 
 // The main of a program that serves LLVM ORC controllers (llvm-jitlink
@@ -20,7 +21,7 @@ import (
 // on SIGTERM through the context. TestRunServesJITLink runs this with an
 // llvm-jitlink 22 client.
 func Example() {
-	serve.MaybeRunWorker(nil) // a worker serves its session here and exits
+	worker.MaybeRunWorker(nil) // a worker serves its session here and exits
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

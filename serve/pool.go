@@ -8,17 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/orcgo/orcrt/serve/internal/wire"
 )
 
-// prepareWorkers makes what every worker gets: the session counter, and
-// the command line (limits, the peer policy, the number of listeners).
-func (s *server) prepareWorkers() error {
+// prepareChildren makes what every worker gets: the session counter, and
+// the command line (limits, the peer policy, the number of listeners,
+// the executor's settings).
+func (s *server) prepareChildren() error {
 	fd, err := unix.MemfdCreate("orcrt-serve-ids", unix.MFD_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("serve: session counter: %w", err)
@@ -31,7 +32,7 @@ func (s *server) prepareWorkers() error {
 	if err != nil {
 		return fmt.Errorf("serve: session counter: %w", err)
 	}
-	if s.ids, s.unmapIDs, err = mapCounter(dup); err != nil {
+	if s.ids, s.unmapIDs, err = wire.MapCounter(dup); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
@@ -40,24 +41,16 @@ func (s *server) prepareWorkers() error {
 	}
 	s.wake = wake
 	s.acceptDone = make(chan struct{})
-	s.wargs = append(s.lim.args(), "-listeners="+strconv.Itoa(len(s.ls)))
-	p := s.pol
-	if len(p.uids) > 0 {
-		s.wargs = append(s.wargs, "-allow-uid="+joinIDs(p.uids))
-	}
-	if len(p.gids) > 0 {
-		s.wargs = append(s.wargs, "-allow-gid="+joinIDs(p.gids))
-	}
-	if p.allowRemote {
-		s.wargs = append(s.wargs, "-allow-remote")
-	}
-	if s.cfg.OutputDir != "" {
-		dir, err := filepath.Abs(s.cfg.OutputDir)
-		if err != nil {
+	c := s.cfg
+	a := wire.Args{RlimitAS: c.RlimitAS, RlimitCPU: c.RlimitCPU, IdleTimeout: c.IdleTimeout, Listeners: len(s.ls),
+		AllowUIDs: c.AllowUIDs, AllowGIDs: c.AllowGIDs, AllowRemote: c.AllowRemote,
+		DrainTimeout: c.SessionDrainTimeout, MaxMessageSize: c.MaxMessageSize, LLVM: c.LLVM}
+	if c.OutputDir != "" {
+		if a.OutputDir, err = filepath.Abs(c.OutputDir); err != nil {
 			return fmt.Errorf("serve: -output: %w", err)
 		}
-		s.wargs = append(s.wargs, "-output="+dir)
 	}
+	s.wargs = a.CommandLine()
 	return nil
 }
 
@@ -71,17 +64,17 @@ func (s *server) balance() {
 		return
 	}
 	n := s.active()
-	for _, w := range s.idle {
+	for _, ch := range s.idle {
 		if n+s.armed >= s.cfg.MaxSessions {
 			return
 		}
-		if w.armed {
+		if ch.armed {
 			continue
 		}
-		if _, err := w.ctl.Write([]byte(msgAccept)); err != nil {
+		if _, err := ch.ctl.Write([]byte(wire.MsgAccept)); err != nil {
 			continue // it is exiting: its reap follows
 		}
-		w.armed = true
+		ch.armed = true
 		s.armed++
 		s.kick()
 	}
@@ -117,7 +110,7 @@ func (s *server) refill() {
 
 // spawn starts one worker.
 func (s *server) spawn() {
-	w, err := s.startWorker()
+	ch, err := s.startChild()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -127,11 +120,12 @@ func (s *server) spawn() {
 		s.refill()
 		return
 	}
-	s.workers[w.pid] = w
+	s.children[ch.pid] = ch
 	s.changed.Broadcast()
 }
 
-func (s *server) startWorker() (*worker, error) {
+// startChild starts one worker process.
+func (s *server) startChild() (*child, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("serve: socketpair: %w", err)
@@ -146,7 +140,7 @@ func (s *server) startWorker() (*worker, error) {
 	cmd := exec.Command(s.exe, s.wargs...)
 	cmd.Env = s.env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	// ctlFD, idsFD, then the listening sockets from listenFD on.
+	// wire.CtlFD, IDsFD, then the listening sockets from ListenFD on.
 	cmd.ExtraFiles = []*os.File{theirs, s.idsFile}
 	for _, l := range s.ls {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, l.file)
@@ -158,21 +152,12 @@ func (s *server) startWorker() (*worker, error) {
 		fc.Close()
 		return nil, fmt.Errorf("serve: starting a worker: %w", err)
 	}
-	w := &worker{pid: cmd.Process.Pid, cmd: cmd, ctl: fc.(*net.UnixConn), reader: make(chan struct{})}
-	go s.read(w)
+	ch := &child{pid: cmd.Process.Pid, cmd: cmd, ctl: fc.(*net.UnixConn), reader: make(chan struct{})}
+	go s.read(ch)
 	s.reapers.Add(1)
 	go func() {
 		defer s.reapers.Done()
-		s.reap(w)
+		s.reap(ch)
 	}()
-	return w, nil
-}
-
-// joinIDs is parseIDs' input for ids, as a worker's command line has it.
-func joinIDs(ids []int) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(id)
-	}
-	return strings.Join(s, ",")
+	return ch, nil
 }

@@ -10,32 +10,32 @@ import (
 	"time"
 )
 
-// reap waits for w's exit, logs its session and refills the pool.
-func (s *server) reap(w *worker) {
-	err := w.cmd.Wait()
+// reap waits for ch's exit, logs its session and refills the pool.
+func (s *server) reap(ch *child) {
+	err := ch.cmd.Wait()
 	// The control socket ends when the worker does, unless something
 	// JIT'd code forked still holds it.
-	_ = w.ctl.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	<-w.reader
-	w.ctl.Close()
-	st := w.cmd.ProcessState
+	_ = ch.ctl.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	<-ch.reader
+	ch.ctl.Close()
+	st := ch.cmd.ProcessState
 	s.mu.Lock()
-	delete(s.workers, w.pid)
-	if i := slices.Index(s.idle, w); i >= 0 {
+	delete(s.children, ch.pid)
+	if i := slices.Index(s.idle, ch); i >= 0 {
 		s.idle = slices.Delete(s.idle, i, i+1)
 	}
-	if w.armed {
-		w.armed = false
+	if ch.armed {
+		ch.armed = false
 		s.armed--
 	}
-	if !w.ready {
+	if !ch.ready {
 		s.starting--
 		if !s.draining {
 			s.failures++
-			s.log.Error("a worker exited before it was ready", "worker", w.pid, "status", exitText(st, err))
+			s.log.Error("a worker exited before it was ready", "worker", ch.pid, "status", exitText(st, err))
 		}
 	}
-	si := w.sess
+	si := ch.sess
 	if si != nil {
 		s.ended++
 	}
@@ -44,12 +44,12 @@ func (s *server) reap(w *worker) {
 	s.changed.Broadcast()
 	s.mu.Unlock()
 	if si == nil {
-		s.log.Debug("worker exited", "worker", w.pid, "status", exitText(st, err))
+		s.log.Debug("worker exited", "worker", ch.pid, "status", exitText(st, err))
 		return
 	}
-	reason := w.reason
+	reason := ch.reason
 	switch {
-	case w.killed:
+	case ch.killed:
 		reason = "killed at the drain deadline"
 	case reason != "":
 	case st != nil && st.Success():
@@ -59,8 +59,8 @@ func (s *server) reap(w *worker) {
 	default:
 		reason = "crashed"
 	}
-	s.log.Info("session", "id", si.id, "network", si.peer.network, "peer", si.peer.addr, "uid", si.peer.uid,
-		"pid", si.pid, "dialect", si.dialect, "how", si.how, "worker", w.pid,
+	s.log.Info("session", "id", si.id, "network", si.peer.Network, "peer", si.peer.Addr, "uid", si.peer.UID,
+		"pid", si.pid, "dialect", si.dialect, "how", si.how, "worker", ch.pid,
 		"duration", time.Since(si.start).Round(time.Microsecond), "exit", exitText(st, err), "reason", reason)
 }
 

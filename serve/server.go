@@ -18,16 +18,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/orcgo/orcrt/rt/dialect"
+	"github.com/orcgo/orcrt/serve/internal/peer"
 )
 
 // server keeps a pool of worker processes that accept controllers on
 // its listening sockets themselves; it accepts only while no worker
 // does (the pool is dry, or -max-sessions is reached), and hands such a
-// connection to a worker.
+// connection to a worker. A child is the server's record of one worker.
 type server struct {
 	cfg        Config
-	pol        policy
-	lim        workerLimits
+	pol        peer.Policy
 	log        Logger
 	exe        string
 	env        []string
@@ -42,14 +42,14 @@ type server struct {
 	reapers    sync.WaitGroup // the reap goroutines: drain waits for their session lines
 
 	mu        sync.Mutex
-	changed   *sync.Cond // idle, armed, workers or draining changed
-	idle      []*worker  // ready, without a session; armed or not
+	changed   *sync.Cond // idle, armed, children or draining changed
+	idle      []*child   // ready, without a session; armed or not
 	armed     int        // idle workers accepting on the listeners
 	polling   bool       // the accept loop is in poll
 	starting  int
-	checking  int // connections the server accepted, their peer not yet checked
-	waiting   int // connections the server admitted, not yet handed over
-	workers   map[int]*worker
+	checking  int            // connections the server accepted, their peer not yet checked
+	waiting   int            // connections the server admitted, not yet handed over
+	children  map[int]*child // by the worker's pid
 	draining  bool
 	failures  int // consecutive workers that died before ready
 	accepted  uint64
@@ -58,8 +58,9 @@ type server struct {
 	statusLis net.Listener
 }
 
-// worker is one worker process and its control socket.
-type worker struct {
+// child is the server's record of one worker process and its control
+// socket.
+type child struct {
 	pid    int
 	cmd    *exec.Cmd
 	ctl    *net.UnixConn
@@ -74,7 +75,7 @@ type worker struct {
 // sessionInfo is one session, for its log line and the status view.
 type sessionInfo struct {
 	id      uint64
-	peer    peer
+	peer    peer.Peer
 	start   time.Time
 	pid     int
 	dialect string
@@ -123,14 +124,13 @@ func start(cfg Config) (*server, error) {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
 	}
-	if env := os.Getenv("ORCRT_LLVM"); env != "" {
-		if _, _, err := dialect.Choose(env, 0); err != nil { // else every worker fails
-			return nil, fmt.Errorf("serve: ORCRT_LLVM: %w", err)
+	if cfg.LLVM != "" {
+		if _, _, err := dialect.Choose(cfg.LLVM, 0); err != nil { // else every worker fails
+			return nil, fmt.Errorf("serve: Config.LLVM: %w", err)
 		}
 	}
-	s := &server{cfg: cfg, exe: exe, start: time.Now(), workers: map[int]*worker{}, refusals: map[string]uint64{}, wake: -1, log: cfg.Logger}
-	s.pol = policy{self: os.Geteuid(), uids: cfg.AllowUIDs, gids: cfg.AllowGIDs, allowRemote: cfg.AllowRemote}
-	s.lim = workerLimits{as: cfg.RlimitAS, cpu: cfg.RlimitCPU, idle: cfg.IdleTimeout}
+	s := &server{cfg: cfg, exe: exe, start: time.Now(), children: map[int]*child{}, refusals: map[string]uint64{}, wake: -1, log: cfg.Logger}
+	s.pol = peer.Policy{Self: os.Geteuid(), UIDs: cfg.AllowUIDs, GIDs: cfg.AllowGIDs, AllowRemote: cfg.AllowRemote}
 	s.changed = sync.NewCond(&s.mu)
 	if s.log == nil {
 		s.log = discardLogger{}
@@ -163,7 +163,7 @@ func (s *server) open() error {
 		}
 		s.ls = append(s.ls, ls...)
 	}
-	if err := s.prepareWorkers(); err != nil {
+	if err := s.prepareChildren(); err != nil {
 		return err
 	}
 	if s.cfg.StatusPath != "" {
@@ -230,8 +230,8 @@ func (s *server) sessions() int {
 // active counts the sessions being served. Called with s.mu held.
 func (s *server) active() int {
 	n := 0
-	for _, w := range s.workers {
-		if w.sess != nil {
+	for _, ch := range s.children {
+		if ch.sess != nil {
 			n++
 		}
 	}

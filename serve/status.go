@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orcgo/orcrt/serve/internal/peer"
 )
 
 // status is the text the status socket and SIGUSR1 give.
@@ -32,17 +34,17 @@ func (s *server) status() string {
 	}
 	slices.Sort(kinds)
 	fmt.Fprintf(&b, "refused total=%d %s\n", total, strings.Join(kinds, " "))
-	var ss []*worker
-	for _, w := range s.workers {
-		if w.sess != nil {
-			ss = append(ss, w)
+	var ss []*child
+	for _, ch := range s.children {
+		if ch.sess != nil {
+			ss = append(ss, ch)
 		}
 	}
-	slices.SortFunc(ss, func(a, b *worker) int { return int(a.sess.id) - int(b.sess.id) })
-	for _, w := range ss {
-		si := w.sess
+	slices.SortFunc(ss, func(a, b *child) int { return int(a.sess.id) - int(b.sess.id) })
+	for _, ch := range ss {
+		si := ch.sess
 		fmt.Fprintf(&b, "session id=%d worker=%d network=%s peer=%s uid=%d pid=%d dialect=%q age=%s\n",
-			si.id, w.pid, si.peer.network, si.peer.addr, si.peer.uid, si.pid, si.dialect, time.Since(si.start).Round(time.Millisecond))
+			si.id, ch.pid, si.peer.Network, si.peer.Addr, si.peer.UID, si.pid, si.dialect, time.Since(si.start).Round(time.Millisecond))
 	}
 	return b.String()
 }
@@ -55,9 +57,9 @@ func (s *server) serveStatus(l net.Listener) {
 		if err != nil {
 			return
 		}
-		pr, err := unixPeer(c)
-		if err == nil && pr.uid != s.pol.self && pr.uid != 0 {
-			err = fmt.Errorf("uid %d", pr.uid)
+		pr, err := peer.Unix(c)
+		if err == nil && pr.UID != s.pol.Self && pr.UID != 0 {
+			err = fmt.Errorf("uid %d", pr.UID)
 		}
 		if err != nil {
 			s.log.Warn("status refused", "why", err.Error())

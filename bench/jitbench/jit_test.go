@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/internal/cmem"
 	"github.com/orcgo/orcrt/internal/jittest"
 	"github.com/orcgo/orcrt/jit"
@@ -280,7 +280,7 @@ func BenchmarkJITCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f := executor.Typed1[int64, int64](fs[0])
+		f := call.Typed1[int64, int64](fs[0])
 		if err := fs[0].Batch(func() {
 			x := int64(0)
 			for b.Loop() {

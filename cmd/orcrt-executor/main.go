@@ -14,7 +14,7 @@ import (
 	"github.com/orcgo/orcrt/internal/cpuprofile"
 	"github.com/orcgo/orcrt/native/fatalsig"
 	"github.com/orcgo/orcrt/rt/simpleremote"
-	"github.com/orcgo/orcrt/serve"
+	"github.com/orcgo/orcrt/serve/worker"
 	"github.com/orcgo/orcrt/service/gdbjit"
 )
 
@@ -77,7 +77,8 @@ func run(argv []string) int {
 	if err != nil {
 		return usage(err, fail)
 	}
-	return serve.Session{Logger: logger, GDBTest: gdbTest}.Serve(argv0, conn)
+	env := readSessionEnv() // ORCRT_LLVM: executor.NewFor reads it
+	return worker.Session{Logger: logger, GDBTest: gdbTest, DrainTimeout: env.drainTimeout, MaxMessageSize: env.maxMessageSize}.Serve(argv0, conn)
 }
 
 // usage reports a command-line error as the stock does (error text and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/serve"
+	"github.com/orcgo/orcrt/serve/worker"
 )
 
 const serveUsage = `Usage:
@@ -27,7 +28,8 @@ no address is given and LISTEN_FDS is set).
 Flags:
 `
 
-// parseServe parses serve's arguments; verbose is its -v.
+// parseServe parses serve's arguments, and the environment for its
+// sessions' executors; verbose is its -v.
 func parseServe(args []string, stderr io.Writer) (cfg serve.Config, verbose bool, err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,6 +71,8 @@ func parseServe(args []string, stderr io.Writer) (cfg serve.Config, verbose bool
 	if cfg.RlimitAS, err = serve.ParseSize(*as); err != nil {
 		return cfg, verbose, fmt.Errorf("serve: -rlimit-as: %w", err)
 	}
+	env := readSessionEnv()
+	cfg.SessionDrainTimeout, cfg.MaxMessageSize, cfg.LLVM = env.drainTimeout, env.maxMessageSize, env.llvm
 	return cfg, verbose, nil
 }
 
@@ -84,12 +88,12 @@ func serveAction(argv0 string, args []string, verbose bool) (code int, done bool
 		return 1, true
 	}
 	switch args[0] {
-	case serve.WorkerArg:
+	case worker.WorkerArg:
 		var trace executor.Logger
 		if os.Getenv("ORCRT_LOG") == "debug" {
 			trace = newTextLogger(os.Stderr, levelDebug)
 		}
-		return serve.RunWorker(argv0, args[1:], trace), true
+		return worker.RunWorker(argv0, args[1:], trace), true
 	case "status":
 		if len(args) != 2 {
 			fmt.Fprintf(os.Stderr, "%s: usage: orcrt-executor status <status-socket>\n", argv0)

@@ -1,7 +1,7 @@
 // Command callbacks is a Go JIT host to which JIT'd code hands entry
 // points: the plugin passes host_run a function pointer, and the host
 // calls the JIT'd function from many goroutines, each call under a
-// keepalive token (executor.Func), and in a batch under one token.
+// keepalive token (call.Func), and in a batch under one token.
 //
 //	llvm-jitlink -oop-executor=./callbacks plugin.o
 package main

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/examples/internal/jitmaps"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/service/ehframe"
@@ -68,7 +69,7 @@ func main() {
 	close(gone) // the plugin's main may return now
 	fmt.Fprintln(os.Stderr, "detach: the controller has gone")
 
-	var f executor.Func
+	var f call.Func
 	select {
 	case addr := <-registered:
 		if f, err = ex.Func(addr); err != nil {

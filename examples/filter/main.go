@@ -31,6 +31,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/examples/internal/jitmaps"
 	"github.com/orcgo/orcrt/executor"
 )
@@ -105,7 +106,7 @@ func run(ctx context.Context, ex *executor.Executor) {
 		fmt.Fprintln(os.Stderr, "filter:", err)
 		return
 	}
-	filter := executor.Typed1[int64, int64](f)
+	filter := call.Typed1[int64, int64](f)
 	var sum atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -149,7 +150,7 @@ func hammer(ctx context.Context, ex *executor.Executor) {
 				if err != nil {
 					return // the session ended
 				}
-				filter := executor.Typed1[int64, int64](f)
+				filter := call.Typed1[int64, int64](f)
 				n := int64(0)
 				for ; ; n++ {
 					if n%1000 == 999 {
@@ -161,7 +162,7 @@ func hammer(ctx context.Context, ex *executor.Executor) {
 					}
 				}
 				hammered.Add(n)
-				if !errors.Is(err, executor.ErrReleased) && !errors.Is(err, executor.ErrShutDown) {
+				if !errors.Is(err, call.ErrReleased) && !errors.Is(err, call.ErrShutDown) {
 					fmt.Fprintln(os.Stderr, "filter:", err)
 					return
 				}

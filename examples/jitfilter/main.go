@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/orcgo/orcrt/executor"
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/jit"
 )
 
@@ -66,7 +66,7 @@ func run(ctx context.Context, expr string, opts jit.Options, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	filter := executor.Typed1[int64, int64](fs[0])
+	filter := call.Typed1[int64, int64](fs[0])
 
 	var passed atomic.Int64
 	var wg sync.WaitGroup

@@ -34,6 +34,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/orcgo/orcrt/call"
 	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/native/jitsyms"
 )
@@ -59,7 +60,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ex, conn, err := executor.Open(ctx, os.Args[1:], executor.Options{
-		HostSymbols: []executor.HostSymbol{{Name: "host_wait", Addr: uintptr(unsafe.Pointer(C.host_wait))}},
+		LearnLookupRoute: true,
+		HostSymbols:      []executor.HostSymbol{{Name: "host_wait", Addr: uintptr(unsafe.Pointer(C.host_wait))}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lookup:", err)
@@ -86,7 +88,7 @@ var calls = int64(1_000_000)
 
 // hammer calls filter calls times from goroutines goroutines and checks
 // the sum: 3x+1 summed over x in [0, calls).
-func hammer(filter executor.Func1[int64, int64]) error {
+func hammer(filter call.Func1[int64, int64]) error {
 	sums := make([]int64, goroutines)
 	errs := make([]error, goroutines)
 	var wg sync.WaitGroup
@@ -134,7 +136,7 @@ func run(ctx context.Context, ex *executor.Executor) {
 		}
 		return
 	}
-	filter := executor.Typed1[int64, int64](f)
+	filter := call.Typed1[int64, int64](f)
 	r, err := filter.Call(20)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lookup:", err)

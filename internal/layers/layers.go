@@ -11,13 +11,14 @@ var Rank = map[string]int{
 	"rt":       4, // Session, keepalive, wire protocol, dialects
 	"service":  5, // bootstrap services other than memory
 	"alloc":    6, // memory manager, allocation actions, shared memory
-	"executor": 7, // the composition root Go hosts use
-	"jit":      8, // a Go host drives LLVM's ORC in a sidecar controller
-	"serve":    8, // many controllers served by one process
-	"cmd":      9,
-	"examples": 9,
-	"fuzz":     9,
-	"bench":    9,
+	"call":     7, // calling JIT'd code from Go: Func and its typed forms
+	"executor": 8, // the composition root Go hosts use
+	"jit":      9, // a Go host drives LLVM's ORC in a sidecar controller
+	"serve":    9, // many controllers served by one process
+	"cmd":      10,
+	"examples": 10,
+	"fuzz":     10,
+	"bench":    10,
 }
 
 // InnerRank ranks the packages inside a top folder, bottom (0) to top,
@@ -43,4 +44,19 @@ var InnerRank = map[string]map[string]int{
 		"rt/simpleremote/wiretest": 2, // its test controller (simpleremote's tests use it)
 		"rt/svctest":               3, // a Session on a loopback, for service tests
 	},
+	"serve": {
+		"serve/internal/wire": 0, // the server-worker protocol: command line, descriptors, messages
+		"serve/internal/peer": 0, // who the peer is, and the policy
+		"serve/worker":        1, // the worker process: one session each
+		"serve":               2, // the server: listeners, pool, drain, status
+	},
+}
+
+// Allowed lists every package of the module a package's non-test code may
+// import, where the layers allow more than its design does ("p/..." is p
+// and the packages below it). jit reaches the executor through
+// executor's port (Options.ControllerCalls, Wrappers, ServeFiles), never
+// the Session or the wire beneath it.
+var Allowed = map[string][]string{
+	"jit": {"jit/...", "executor", "call", "sps", "native/faultreport", "native/jitsyms"},
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,48 @@ func check(pkgs []pkg, rank map[string]int, inner map[string]map[string]int) []s
 	return bad
 }
 
+// checkAllowed returns every import of a package listed in allowed that
+// its list does not name.
+func checkAllowed(pkgs []pkg, allowed map[string][]string) []string {
+	var bad []string
+	for _, p := range pkgs {
+		rel, _, _ := local(p.ImportPath)
+		list, ok := allowed[rel]
+		if !ok {
+			continue
+		}
+		for _, imp := range p.Imports {
+			irel, _, ours := local(imp)
+			if ours && !slices.ContainsFunc(list, func(a string) bool {
+				base, tree := strings.CutSuffix(a, "/...")
+				return irel == base || tree && strings.HasPrefix(irel, base+"/")
+			}) {
+				bad = append(bad, fmt.Sprintf("%s imports %s, which Allowed[%q] does not list", p.ImportPath, imp, rel))
+			}
+		}
+	}
+	return bad
+}
+
+func TestCheckAllowed(t *testing.T) {
+	m := func(path string) string { return module + "/" + path }
+	allowed := map[string][]string{"top": {"low", "top/..."}}
+	for _, tc := range []struct {
+		name string
+		p    pkg
+		bad  int
+	}{
+		{"listed", pkg{ImportPath: m("top"), Imports: []string{m("low"), m("top/internal/x"), "fmt"}}, 0},
+		{"not listed", pkg{ImportPath: m("top"), Imports: []string{m("low/wire"), m("mid")}}, 2},
+		{"a test's import", pkg{ImportPath: m("top"), TestImports: []string{m("mid")}}, 0},
+		{"a package without a list", pkg{ImportPath: m("other"), Imports: []string{m("mid")}}, 0},
+	} {
+		if got := checkAllowed([]pkg{tc.p}, allowed); len(got) != tc.bad {
+			t.Errorf("%s: %d violations, want %d: %q", tc.name, len(got), tc.bad, got)
+		}
+	}
+}
+
 func TestCheck(t *testing.T) {
 	rank := map[string]int{"low": 0, "high": 1}
 	inner := map[string]map[string]int{"high": {"high/base": 0, "high": 1, "high/top": 2}}
@@ -120,6 +163,9 @@ func TestLayers(t *testing.T) {
 		t.Fatalf("layers: go list found only %d packages", len(pkgs))
 	}
 	for _, b := range check(pkgs, Rank, InnerRank) {
+		t.Error("layers: " + b)
+	}
+	for _, b := range checkAllowed(pkgs, Allowed) {
 		t.Error("layers: " + b)
 	}
 	// Every inner rank names a package that exists.

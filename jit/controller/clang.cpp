@@ -18,17 +18,9 @@
 
 using namespace llvm;
 
-namespace {
-
 // SourceDir holds the source in the compile's in-memory file system; it is
 // cut from the diagnostics, which then name the module as given.
-const char *SourceDir = "/orcrt-jit-source/";
-
-Error fail(std::string Msg) {
-  return make_error<StringError>(std::move(Msg), inconvertibleErrorCode());
-}
-
-} // namespace
+static const char *SourceDir = "/orcrt-jit-source/";
 
 Expected<orc::ThreadSafeModule>
 compileSource(const std::string &Name, const std::vector<std::string> &Args,
@@ -36,7 +28,8 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
   std::string Path = SourceDir + Name;
   auto Mem = makeIntrusiveRefCnt<vfs::InMemoryFileSystem>();
   Mem->addFile(Path, 0, MemoryBuffer::getMemBufferCopy(Source, Path));
-  auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(vfs::getRealFileSystem());
+  auto FS =
+      makeIntrusiveRefCnt<vfs::OverlayFileSystem>(vfs::getRealFileSystem());
   FS->pushOverlay(Mem);
 
   std::string Text;
@@ -44,7 +37,8 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
   clang::DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = false;
   auto *Printer = new clang::TextDiagnosticPrinter(OS, DiagOpts);
-  auto Diags = clang::CompilerInstance::createDiagnostics(*FS, DiagOpts, Printer);
+  auto Diags =
+      clang::CompilerInstance::createDiagnostics(*FS, DiagOpts, Printer);
 
   // The driver finds the resource directory (stddef.h, ...) and the
   // system headers from the path of clang itself.
@@ -81,6 +75,7 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
   for (size_t At; (At = Text.find(SourceDir)) != std::string::npos;)
     Text.erase(At, strlen(SourceDir));
   if (!M)
-    return fail(Text.empty() ? "clang could not compile " + Name : Text);
+    return createStringError(Text.empty() ? "clang could not compile " + Name
+                                          : Text);
   return orc::ThreadSafeModule(std::move(M), std::move(Ctx));
 }

@@ -2,7 +2,8 @@
 // sidecar of a Go process that is its executor (package jit). The Go side
 // creates two pipes, starts this program with its ends, and asks for work
 // with executor-to-controller calls (jit-dispatch) whose tags it publishes
-// as bootstrap symbols in Setup:
+// as bootstrap symbols in Setup. Their names, signatures and the protocol
+// version are in requests.inc, generated from jit/requests.txt:
 //
 //   orcrt_jit_add       (name, kind, bytes, want object, ticket, links)
 //                                           -> Expected<Added>
@@ -34,19 +35,21 @@
 //   orcrt-jit-controller -compile-worker -target=TRIPLE IN OUT
 
 #include "memory.h"
+#include "requests.inc"
 #include "transport.h"
 #include "worker.h"
 
 #include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
 #include "llvm/ExecutionEngine/Orc/EPCDynamicLibrarySearchGenerator.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectFileInterface.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Shared/WrapperFunctionUtils.h"
 #include "llvm/ExecutionEngine/Orc/SimpleRemoteEPC.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -62,44 +65,21 @@
 using namespace llvm;
 using namespace llvm::orc;
 using namespace llvm::orc::shared;
+namespace wire = orcrt::wire;
 
 static const char *Prog = "orcrt-jit-controller";
 
-// Module kinds of orcrt_jit_add (package jit's kindObject, kindIR).
-enum AddKind : uint8_t { KindObject = 0, KindIR = 1 };
-
 // SlabSize is the granularity of the executor memory reserved for code:
 // address space, not memory, until written.
-constexpr size_t SlabSize = 64 << 20;
+static constexpr size_t SlabSize = 64 << 20;
 
-using SPSDeferredCall =
-    SPSTuple<SPSExecutorAddr, SPSSequence<char>, SPSExecutorAddr>;
-using SPSAdded = SPSTuple<
-    uint64_t, SPSSequence<SPSTuple<SPSString, SPSExecutorAddr, uint64_t>>,
-    SPSSequence<SPSDeferredCall>, SPSSequence<char>>;
-using AddSig = SPSExpected<SPSAdded>(SPSString, uint8_t, SPSSequence<char>,
-                                     bool, uint64_t, SPSSequence<uint64_t>);
-using CompileSig = SPSExpected<SPSAdded>(SPSString, SPSSequence<SPSString>,
-                                         SPSString, bool, uint64_t,
-                                         SPSSequence<uint64_t>);
-using LookupSig = SPSExpected<SPSSequence<SPSExecutorAddr>>(
-    uint64_t, SPSSequence<SPSString>);
-using RemoveSig = SPSError(uint64_t);
-using LibrarySig = SPSError(SPSString);
-using CloseSig = SPSError();
-using PingSig = void();
-using ReadySig = void(SPSString, uint32_t, SPSString);
-using CancelSig = void(uint64_t);
+// Added is what wire::SPSAdded carries.
+using Added = std::tuple<
+    uint64_t, std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>>,
+    std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>>,
+    std::vector<char>>;
 
-using Added = std::tuple<uint64_t,
-                         std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>>,
-                         std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>>,
-                         std::vector<char>>;
-
-// ProtocolVersion changes with any change to the requests' names or
-// signatures; package jit's controllerProtocol must be equal.
-constexpr uint32_t ProtocolVersion = 4;
-
+namespace {
 // FunctionSizes keeps the size of each function a link defines, by
 // JITDylib, until the add that linked it takes them for its answer
 // (package jit names JIT'd code in crash reports with them).
@@ -200,6 +180,8 @@ private:
   };
   std::mutex M;
   std::map<uint64_t, Loaded> Modules;
+  std::vector<JITDylibSP> Uninitialized; // see keepAddress
+  void keepAddress(JITDylib &JD);
   uint64_t NextID = 1;
 
   // Errors the session reports (a materialization's cause: "Symbols not
@@ -218,9 +200,10 @@ private:
   std::promise<void> Closing;
   std::once_flag CloseOnce;
 };
+} // namespace
 
 // ReportedLimit bounds the reported errors kept.
-constexpr size_t ReportedLimit = 64;
+static constexpr size_t ReportedLimit = 64;
 
 // report keeps Err for the request that caused it, which returns it: not
 // printed, so a host that shows the controller's output sees it once.
@@ -247,8 +230,17 @@ Error Controller::withReported(Error Err, uint64_t Seq) {
   std::string Why = reportedSince(Seq);
   if (Why.empty())
     return Err;
-  return createStringError(inconvertibleErrorCode(), "%s: %s",
-                           toString(std::move(Err)).c_str(), Why.c_str());
+  return createStringError("%s: %s", toString(std::move(Err)).c_str(),
+                           Why.c_str());
+}
+
+// handle adds Request's handler (requests.inc) to H.
+template <typename Request, typename HandlerT>
+static void handle(ExecutionSession &ES,
+                   ExecutionSession::JITDispatchHandlerAssociationMap &H,
+                   HandlerT &&Handler) {
+  H[ES.intern(Request::Name)] = ES.wrapAsyncWithSPS<typename Request::Sig>(
+      std::forward<HandlerT>(Handler));
 }
 
 Error Controller::registerTags() {
@@ -262,14 +254,10 @@ Error Controller::registerTags() {
   Libraries = &*LibsOrErr;
 
   SymbolMap Addrs;
-  for (auto *Name :
-       {"orcrt_jit_add", "orcrt_jit_compile", "orcrt_jit_lookup",
-        "orcrt_jit_remove", "orcrt_jit_library", "orcrt_jit_close",
-        "orcrt_jit_ping", "orcrt_jit_cancel"}) {
+  for (const char *Name : wire::RequestNames) {
     auto I = EPC.getBootstrapSymbolsMap().find(Name);
     if (I == EPC.getBootstrapSymbolsMap().end())
-      return createStringError(inconvertibleErrorCode(),
-                               "the executor published no %s: it is not a Go "
+      return createStringError("the executor published no %s: it is not a Go "
                                "host of this version of package jit",
                                Name);
     Addrs[ES.intern(Name)] = {I->second, JITSymbolFlags::Exported};
@@ -278,50 +266,54 @@ Error Controller::registerTags() {
     return Err;
 
   ExecutionSession::JITDispatchHandlerAssociationMap H;
-  H[ES.intern("orcrt_jit_add")] = ES.wrapAsyncWithSPS<AddSig>(
+  handle<wire::Add>(ES, H,
+                    [this](unique_function<void(Expected<Added>)> Send,
+                           std::string Name, uint8_t Kind,
+                           std::vector<char> Bytes, bool WantObject,
+                           uint64_t Ticket, std::vector<uint64_t> Links) {
+                      Send(add(Name, Kind, Bytes, WantObject, Ticket, Links));
+                    });
+  handle<wire::Compile>(
+      ES, H,
       [this](unique_function<void(Expected<Added>)> Send, std::string Name,
-             uint8_t Kind, std::vector<char> Bytes, bool WantObject,
+             std::vector<std::string> Args, std::string Source, bool WantObject,
              uint64_t Ticket, std::vector<uint64_t> Links) {
-        Send(add(Name, Kind, Bytes, WantObject, Ticket, Links));
-      });
-  H[ES.intern("orcrt_jit_compile")] = ES.wrapAsyncWithSPS<CompileSig>(
-      [this](unique_function<void(Expected<Added>)> Send, std::string Name,
-             std::vector<std::string> Args, std::string Source,
-             bool WantObject, uint64_t Ticket, std::vector<uint64_t> Links) {
         Send(compile(Name, Args, Source, WantObject, Ticket, Links));
       });
-  H[ES.intern("orcrt_jit_lookup")] = ES.wrapAsyncWithSPS<LookupSig>(
+  handle<wire::Lookup>(
+      ES, H,
       [this](unique_function<void(Expected<std::vector<ExecutorAddr>>)> Send,
-             uint64_t ID, std::vector<std::string> Names) {
-        Send(lookup(ID, Names));
-      });
-  H[ES.intern("orcrt_jit_remove")] = ES.wrapAsyncWithSPS<RemoveSig>(
-      [this](unique_function<void(Error)> Send, uint64_t ID) {
-        Send(remove(ID));
-      });
-  H[ES.intern("orcrt_jit_library")] = ES.wrapAsyncWithSPS<LibrarySig>(
-      [this](unique_function<void(Error)> Send, std::string Path) {
-        Send(addLibrary(Path));
-      });
-  H[ES.intern("orcrt_jit_close")] = ES.wrapAsyncWithSPS<CloseSig>(
-      [this](unique_function<void(Error)> Send) {
-        Send(Error::success());
-        std::call_once(CloseOnce, [this] { Closing.set_value(); });
-      });
-  H[ES.intern("orcrt_jit_ping")] = ES.wrapAsyncWithSPS<PingSig>(
-      [](unique_function<void(SPSEmpty)> Send) { Send(SPSEmpty()); });
-  H[ES.intern("orcrt_jit_cancel")] = ES.wrapAsyncWithSPS<CancelSig>(
-      [this](unique_function<void(SPSEmpty)> Send, uint64_t Ticket) {
+             uint64_t ID,
+             std::vector<std::string> Names) { Send(lookup(ID, Names)); });
+  handle<wire::Remove>(ES, H,
+                       [this](unique_function<void(Error)> Send, uint64_t ID) {
+                         Send(remove(ID));
+                       });
+  handle<wire::Library>(ES, H,
+                        [this](unique_function<void(Error)> Send,
+                               std::string Path) { Send(addLibrary(Path)); });
+  handle<wire::Close>(ES, H, [this](unique_function<void(Error)> Send) {
+    Send(Error::success());
+    std::call_once(CloseOnce, [this] { Closing.set_value(); });
+  });
+  handle<wire::Ping>(
+      ES, H, [](unique_function<void(SPSEmpty)> Send) { Send(SPSEmpty()); });
+  handle<wire::Cancel>(
+      ES, H, [this](unique_function<void(SPSEmpty)> Send, uint64_t Ticket) {
         Workers->cancel(Ticket);
         Send(SPSEmpty());
       });
+  // A request of the table without its handler here fails every start.
+  for (const char *Name : wire::RequestNames)
+    if (!H.count(ES.intern(Name)))
+      return createStringError("no handler for %s", Name);
   return ES.registerJITDispatchHandlers(Tags, std::move(H));
 }
 
 Error Controller::announce() {
   auto &EPC = J->getExecutionSession().getExecutorProcessControl();
   ExecutorAddr Ready;
-  if (auto Err = EPC.getBootstrapSymbols({{Ready, "orcrt_jit_ready"}}))
+  if (auto Err = EPC.getBootstrapSymbols({{Ready, wire::Ready::Name}}))
     return Err;
   // What the code compiled here depends on besides its input: package
   // jit's compile cache keys objects by it.
@@ -332,8 +324,8 @@ Error Controller::announce() {
       if (On)
         Target += " +" + Feature.str();
   }
-  return EPC.callSPSWrapper<ReadySig>(Ready, std::string(LLVM_VERSION_STRING),
-                                      ProtocolVersion, Target);
+  return EPC.callSPSWrapper<wire::Ready::Sig>(
+      Ready, std::string(LLVM_VERSION_STRING), wire::ProtocolVersion, Target);
 }
 
 void Controller::wait(int In) {
@@ -353,8 +345,7 @@ Expected<JITDylib &> Controller::module(uint64_t ID) {
   std::lock_guard<std::mutex> L(M);
   auto I = Modules.find(ID);
   if (I == Modules.end())
-    return createStringError(inconvertibleErrorCode(),
-                             "no module %llu (removed, or never added)",
+    return createStringError("no module %llu (removed, or never added)",
                              static_cast<unsigned long long>(ID));
   return *I->second.JD;
 }
@@ -386,8 +377,7 @@ Expected<Added> Controller::addObject(const std::string &Name,
     for (uint64_t Dep : Links) {
       auto I = Modules.find(Dep);
       if (I == Modules.end())
-        return createStringError(inconvertibleErrorCode(),
-                                 "no module %llu to link against (removed, "
+        return createStringError("no module %llu to link against (removed, "
                                  "or never added)",
                                  static_cast<unsigned long long>(Dep));
       Order.push_back(
@@ -417,12 +407,10 @@ Expected<Added> Controller::addObject(const std::string &Name,
       Defined.add(Sym);
   uint64_t Seq = reportSeq();
   // With the interface already read, the layer does not parse it again.
-  Error Err = J->getObjLinkingLayer().add(JD.getDefaultResourceTracker(),
-                                          std::move(Obj), std::move(*Interface));
-  // Static constructors run now (with the ORC runtime's platform); without
-  // it this is a no-op.
-  if (!Err)
-    Err = J->initialize(JD);
+  Error Err = J->getObjLinkingLayer().add(
+      JD.getDefaultResourceTracker(), std::move(Obj), std::move(*Interface));
+  // Linked before it is initialized, so that a link error leaves a
+  // JITDylib the platform has not seen.
   Expected<SymbolMap> Found = SymbolMap();
   if (!Err) {
     Found = ES.lookup(
@@ -433,6 +421,12 @@ Expected<Added> Controller::addObject(const std::string &Name,
   }
   if (Err)
     return joinErrors(std::move(Err), removeModule(JD));
+  // Static constructors run now (with the ORC runtime's platform); without
+  // it this is a no-op.
+  if (Error InitErr = J->initialize(JD)) {
+    keepAddress(JD);
+    return joinErrors(std::move(InitErr), removeModule(JD));
+  }
 
   auto FnSizes = Sizes->take(JD);
   std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>> Syms;
@@ -453,33 +447,33 @@ Expected<Added> Controller::addObject(const std::string &Name,
 }
 
 Expected<Added> Controller::add(const std::string &Name, uint8_t Kind,
-                                const std::vector<char> &Bytes,
-                                bool WantObject, uint64_t Ticket,
+                                const std::vector<char> &Bytes, bool WantObject,
+                                uint64_t Ticket,
                                 const std::vector<uint64_t> &Links) {
   StringRef Data(Bytes.data(), Bytes.size());
   switch (Kind) {
-  case KindObject:
+  case wire::KindObject:
     return addObject(Name, MemoryBuffer::getMemBufferCopy(Data, Name),
                      WantObject, Links);
-  case KindIR: {
-    auto Obj = Workers->compile(Ticket, {orcrt::CompileJob::IR, Name, {}, Data});
+  case wire::KindIR: {
+    auto Obj =
+        Workers->compile(Ticket, {orcrt::CompileJob::IR, Name, {}, Data});
     if (!Obj)
       return Obj.takeError();
     return addObject(Name, std::move(*Obj), WantObject, Links);
   }
   default:
-    return createStringError(inconvertibleErrorCode(),
-                             "unknown module kind %u", unsigned(Kind));
+    return createStringError("unknown module kind %u", unsigned(Kind));
   }
 }
 
 Expected<Added> Controller::compile(const std::string &Name,
                                     const std::vector<std::string> &Args,
-                                    const std::string &Source,
-                                    bool WantObject, uint64_t Ticket,
+                                    const std::string &Source, bool WantObject,
+                                    uint64_t Ticket,
                                     const std::vector<uint64_t> &Links) {
-  auto Obj = Workers->compile(
-      Ticket, {orcrt::CompileJob::Source, Name, Args, Source});
+  auto Obj =
+      Workers->compile(Ticket, {orcrt::CompileJob::Source, Name, Args, Source});
   if (!Obj)
     return Obj.takeError();
   return addObject(Name, std::move(*Obj), WantObject, Links);
@@ -517,22 +511,32 @@ Error Controller::remove(uint64_t ID) {
     std::lock_guard<std::mutex> L(M);
     auto I = Modules.find(ID);
     if (I == Modules.end())
-      return createStringError(inconvertibleErrorCode(),
-                               "no module %llu (removed, or never added)",
+      return createStringError("no module %llu (removed, or never added)",
                                static_cast<unsigned long long>(ID));
     // Its users' code calls into it: package jit refuses this first.
     for (auto &[User, Mod] : Modules)
       if (is_contained(Mod.Links, ID))
-        return createStringError(inconvertibleErrorCode(),
-                                 "module %llu is linked against by module %llu",
+        return createStringError("module %llu is linked against by module %llu",
                                  static_cast<unsigned long long>(ID),
                                  static_cast<unsigned long long>(User));
     JD = I->second.JD;
     Modules.erase(I);
   }
   Error Err = J->deinitialize(*JD);
+  if (Err)
+    keepAddress(*JD);
   return joinErrors(std::move(Err),
                     J->getExecutionSession().removeJITDylib(*JD));
+}
+
+// keepAddress keeps JD's memory, removed or not, for the life of the
+// controller. LLJIT's ORC platform support remembers every JITDylib it
+// initialized by address and forgets one only when its deinitialize
+// succeeds: a new JITDylib at the address of one that failed would be
+// taken for it (its dlupdate and dlclose then fail).
+void Controller::keepAddress(JITDylib &JD) {
+  std::lock_guard<std::mutex> L(M);
+  Uninitialized.push_back(&JD);
 }
 
 Error Controller::addLibrary(const std::string &Path) {
@@ -573,8 +577,8 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
   }
   B.setExecutorProcessControl(std::move(*EPC));
   B.setObjectLinkingLayerCreator(
-      [&MemMgr, &Sizes](ExecutionSession &ES)
-          -> Expected<std::unique_ptr<ObjectLayer>> {
+      [&MemMgr,
+       &Sizes](ExecutionSession &ES) -> Expected<std::unique_ptr<ObjectLayer>> {
         auto L = std::make_unique<ObjectLinkingLayer>(ES, std::move(MemMgr));
         L->addPlugin(std::move(Sizes));
         auto EH = EHFrameRegistrationPlugin::Create(ES);
@@ -645,7 +649,10 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  // Never die of a write to the Go side's closed pipe: wait() notices.
+  // A crash prints LLVM's stack trace on stderr, whose tail package jit
+  // keeps (ControllerExitError). A write to the Go side's closed pipe
+  // kills nothing: wait() notices.
+  InitLLVM X(argc, argv, /*InstallPipeSignalExitHandler=*/false);
   signal(SIGPIPE, SIG_IGN);
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();

@@ -54,7 +54,8 @@ SharedSlabMapper::~SharedSlabMapper() {
 
 void SharedSlabMapper::reserveRemote(size_t NumBytes,
                                      OnReservedFunction OnReserved) {
-  EPC.callSPSWrapperAsync<rt::SPSExecutorSharedMemoryMapperServiceReserveSignature>(
+  EPC.callSPSWrapperAsync<
+      rt::SPSExecutorSharedMemoryMapperServiceReserveSignature>(
       SAs.Reserve,
       [this, NumBytes, OnReserved = std::move(OnReserved)](
           Error SerErr,
@@ -71,8 +72,8 @@ void SharedSlabMapper::reserveRemote(size_t NumBytes,
           return OnReserved(errorCodeToError(errnoAsErrorCode()));
         // Only the two processes' mappings keep it from here on.
         shm_unlink(Name.c_str());
-        void *Local = mmap(nullptr, NumBytes, PROT_READ | PROT_WRITE,
-                           MAP_SHARED, FD, 0);
+        void *Local =
+            mmap(nullptr, NumBytes, PROT_READ | PROT_WRITE, MAP_SHARED, FD, 0);
         close(FD);
         if (Local == MAP_FAILED)
           return OnReserved(errorCodeToError(errnoAsErrorCode()));
@@ -150,8 +151,7 @@ void SharedSlabMapper::initialize(AllocInfo &AI,
     std::lock_guard<std::mutex> L(M);
     auto I = slabContaining(AI.MappingBase);
     if (I == Slabs.end())
-      return OnInitialized(make_error<StringError>(
-          "initializing memory of no slab", inconvertibleErrorCode()));
+      return OnInitialized(createStringError("initializing memory of no slab"));
     SlabBase = I->first;
   }
   tpctypes::SharedMemoryFinalizeRequest FR;
@@ -162,19 +162,18 @@ void SharedSlabMapper::initialize(AllocInfo &AI,
     std::memset(const_cast<char *>(Seg.WorkingMem) + Seg.ContentSize, 0,
                 Seg.ZeroFillSize);
     ExecutorAddr A = AI.MappingBase + Seg.Offset;
-    FR.Segments.push_back(
-        {{Seg.AG.getMemProt(),
-          Seg.AG.getMemLifetime() == MemLifetime::Finalize},
-         A,
-         Seg.ContentSize + Seg.ZeroFillSize});
+    FR.Segments.push_back({{Seg.AG.getMemProt(),
+                            Seg.AG.getMemLifetime() == MemLifetime::Finalize},
+                           A,
+                           Seg.ContentSize + Seg.ZeroFillSize});
     if (!Key || A < Key)
       Key = A;
   }
   if (Defer && Finalizing) {
     using Sig = SPSArgList<SPSExecutorAddr, SPSExecutorAddr,
                            SPSSharedMemoryFinalizeRequest>;
-    auto Call =
-        WrapperFunctionCall::Create<Sig>(SAs.Initialize, SAs.Instance, SlabBase, FR);
+    auto Call = WrapperFunctionCall::Create<Sig>(SAs.Initialize, SAs.Instance,
+                                                 SlabBase, FR);
     if (!Call)
       return OnInitialized(Call.takeError());
     auto &Args = Call->getArgData();
@@ -185,7 +184,8 @@ void SharedSlabMapper::initialize(AllocInfo &AI,
     }
     return OnInitialized(Key);
   }
-  EPC.callSPSWrapperAsync<rt::SPSExecutorSharedMemoryMapperServiceInitializeSignature>(
+  EPC.callSPSWrapperAsync<
+      rt::SPSExecutorSharedMemoryMapperServiceInitializeSignature>(
       SAs.Initialize,
       [OnInitialized = std::move(OnInitialized)](
           Error SerErr, Expected<ExecutorAddr> Result) mutable {
@@ -214,16 +214,14 @@ Error SharedSlabMapper::flushDeferred(const jitlink::JITLinkDylib *JD) {
   for (auto &C : takeDeferred(JD)) {
     auto R = EPC.callWrapper(C.Fn, C.Args);
     if (const char *Msg = R.getOutOfBandError()) {
-      Errs = joinErrors(std::move(Errs),
-                        make_error<StringError>(Msg, inconvertibleErrorCode()));
+      Errs = joinErrors(std::move(Errs), createStringError(Msg));
       continue;
     }
     SPSInputBuffer IB(R.data(), R.size());
     shared::detail::SPSSerializableExpected<ExecutorAddr> Got;
     if (!SPSArgList<SPSExpected<SPSExecutorAddr>>::deserialize(IB, Got)) {
       Errs = joinErrors(std::move(Errs),
-                        make_error<StringError>("undecodable initialize result",
-                                                inconvertibleErrorCode()));
+                        createStringError("undecodable initialize result"));
       continue;
     }
     if (auto Res = shared::detail::fromSPSSerializable(std::move(Got)); !Res)
@@ -234,7 +232,8 @@ Error SharedSlabMapper::flushDeferred(const jitlink::JITLinkDylib *JD) {
 
 void SharedSlabMapper::deinitialize(ArrayRef<ExecutorAddr> Allocations,
                                     OnDeinitializedFunction OnDeinitialized) {
-  EPC.callSPSWrapperAsync<rt::SPSExecutorSharedMemoryMapperServiceDeinitializeSignature>(
+  EPC.callSPSWrapperAsync<
+      rt::SPSExecutorSharedMemoryMapperServiceDeinitializeSignature>(
       SAs.Deinitialize,
       [OnDeinitialized = std::move(OnDeinitialized)](Error SerErr,
                                                      Error Result) mutable {
@@ -259,7 +258,8 @@ void SharedSlabMapper::release(ArrayRef<ExecutorAddr> Bases,
       Slabs.erase(I);
     }
   }
-  EPC.callSPSWrapperAsync<rt::SPSExecutorSharedMemoryMapperServiceReleaseSignature>(
+  EPC.callSPSWrapperAsync<
+      rt::SPSExecutorSharedMemoryMapperServiceReleaseSignature>(
       SAs.Release,
       [OnReleased = std::move(OnReleased)](Error SerErr, Error Result) mutable {
         if (SerErr) {
@@ -274,7 +274,8 @@ void SharedSlabMapper::release(ArrayRef<ExecutorAddr> Bases,
 namespace {
 
 // AttributedAlloc marks the thread with its module while it finalizes.
-class AttributedAlloc final : public jitlink::JITLinkMemoryManager::InFlightAlloc {
+class AttributedAlloc final
+    : public jitlink::JITLinkMemoryManager::InFlightAlloc {
 public:
   AttributedAlloc(const jitlink::JITLinkDylib *JD,
                   std::unique_ptr<InFlightAlloc> Inner)
@@ -302,14 +303,13 @@ public:
 
   void allocate(const jitlink::JITLinkDylib *JD, jitlink::LinkGraph &G,
                 OnAllocatedFunction OnAllocated) override {
-    Inner->allocate(JD, G,
-                    [JD, OnAllocated = std::move(OnAllocated)](
-                        AllocResult R) mutable {
-                      if (!R)
-                        return OnAllocated(R.takeError());
-                      OnAllocated(std::make_unique<AttributedAlloc>(
-                          JD, std::move(*R)));
-                    });
+    Inner->allocate(
+        JD, G,
+        [JD, OnAllocated = std::move(OnAllocated)](AllocResult R) mutable {
+          if (!R)
+            return OnAllocated(R.takeError());
+          OnAllocated(std::make_unique<AttributedAlloc>(JD, std::move(*R)));
+        });
   }
   using JITLinkMemoryManager::allocate;
 
@@ -328,7 +328,8 @@ private:
 std::unique_ptr<jitlink::JITLinkMemoryManager>
 createMemoryManager(size_t SlabSize, std::unique_ptr<SharedSlabMapper> Mapper) {
   return std::make_unique<AttributingMemoryManager>(
-      std::make_unique<MapperJITLinkMemoryManager>(SlabSize, std::move(Mapper)));
+      std::make_unique<MapperJITLinkMemoryManager>(SlabSize,
+                                                   std::move(Mapper)));
 }
 
 } // namespace orcrt

@@ -75,9 +75,9 @@ public:
 
   // The loan of the reading to the leader's task.
   std::atomic<bool> Lent{false};
-  std::atomic<uint64_t> Loans{0};     // loans started
+  std::atomic<uint64_t> Loans{0};      // loans started
   std::atomic<int64_t> Outstanding{0}; // calls to the executor unanswered
-  std::atomic<bool> WatchIdle{false}; // the watch sleeps until a loan
+  std::atomic<bool> WatchIdle{false};  // the watch sleeps until a loan
 
   // The connection.
   SimpleRemoteEPCTransportClient *C = nullptr;
@@ -228,8 +228,7 @@ static Error fill(LeaderFollowerState &S, size_t Need, bool &AtEnd) {
         AtEnd = true;
         return Error::success();
       }
-      return createStringError(inconvertibleErrorCode(),
-                               "the executor's pipe ended inside a message");
+      return createStringError("the executor's pipe ended inside a message");
     }
     int Errno = errno;
     if (Errno == EINTR || Errno == EAGAIN)
@@ -254,8 +253,7 @@ static Error readExact(LeaderFollowerState &S, char *Dst, size_t Size) {
       continue;
     }
     if (N == 0)
-      return createStringError(inconvertibleErrorCode(),
-                               "the executor's pipe ended inside a message");
+      return createStringError("the executor's pipe ended inside a message");
     if (errno != EINTR && errno != EAGAIN)
       return errnoError("reading from the executor", errno);
   }
@@ -280,13 +278,11 @@ static Error readMessage(LeaderFollowerState &S, Message &Msg, bool &AtEnd) {
   Msg.SeqNo = support::endian::read64le(H + 16);
   Msg.TagAddr = ExecutorAddr(support::endian::read64le(H + 24));
   if (Size < HeaderSize)
-    return createStringError(inconvertibleErrorCode(),
-                             "message size %llu is less than its header's",
+    return createStringError("message size %llu is less than its header's",
                              static_cast<unsigned long long>(Size));
   // Unknown opcodes are the client's to reject, once they fit its type.
   if (OpC > UINT8_MAX)
-    return createStringError(inconvertibleErrorCode(),
-                             "unexpected opcode %llu",
+    return createStringError("unexpected opcode %llu",
                              static_cast<unsigned long long>(OpC));
   Msg.OpC = static_cast<SimpleRemoteEPCOpcode>(OpC);
 
@@ -295,8 +291,7 @@ static Error readMessage(LeaderFollowerState &S, Message &Msg, bool &AtEnd) {
   if (Size <= S.Buf.size()) {
     if (auto Err = fill(S, Size, AtEnd))
       return Err;
-    std::memcpy(Msg.Args.data(), S.Buf.data() + S.Begin + HeaderSize,
-                ArgSize);
+    std::memcpy(Msg.Args.data(), S.Buf.data() + S.Begin + HeaderSize, ArgSize);
     S.Begin += Size;
     return Error::success();
   }
@@ -437,11 +432,9 @@ LeaderFollowerTransport::Create(SimpleRemoteEPCTransportClient &C,
                                 std::shared_ptr<LeaderFollowerState> S,
                                 int InFD, int OutFD) {
   if (InFD < 0 || OutFD < 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "invalid file descriptors %d, %d", InFD, OutFD);
+    return createStringError("invalid file descriptors %d, %d", InFD, OutFD);
   if (S->C)
-    return createStringError(inconvertibleErrorCode(),
-                             "the pool already has a transport");
+    return createStringError("the pool already has a transport");
   S->C = &C;
   S->InFD = InFD;
   S->OutFD = OutFD;
@@ -455,8 +448,7 @@ LeaderFollowerTransport::~LeaderFollowerTransport() = default;
 Error LeaderFollowerTransport::start() {
   std::lock_guard<std::mutex> L(S->M);
   if (S->Started || S->Disconnected)
-    return createStringError(inconvertibleErrorCode(),
-                             "the transport was started or disconnected");
+    return createStringError("the transport was started or disconnected");
   S->Started = true;
   ++S->Threads;
   std::thread(watch, S).detach();
@@ -481,8 +473,7 @@ static Error writeMessage(LeaderFollowerState &S, SimpleRemoteEPCOpcode OpC,
   int N = 2;
   std::lock_guard<std::mutex> L(S.SendM);
   if (S.OutClosed)
-    return createStringError(inconvertibleErrorCode(),
-                             "the transport is disconnected");
+    return createStringError("the transport is disconnected");
   while (N > 0) {
     ssize_t Wrote = ::writev(S.OutFD, P, N);
     if (Wrote < 0) {
@@ -505,8 +496,7 @@ static Error writeMessage(LeaderFollowerState &S, SimpleRemoteEPCOpcode OpC,
 }
 
 Error LeaderFollowerTransport::sendMessage(SimpleRemoteEPCOpcode OpC,
-                                           uint64_t SeqNo,
-                                           ExecutorAddr TagAddr,
+                                           uint64_t SeqNo, ExecutorAddr TagAddr,
                                            ArrayRef<char> ArgBytes) {
   if (OpC != SimpleRemoteEPCOpcode::CallWrapper)
     return writeMessage(*S, OpC, SeqNo, TagAddr, ArgBytes);
@@ -529,8 +519,8 @@ createLeaderFollowerEPC(int InFD, int OutFD, SimpleRemoteEPC::Setup Setup,
                         LeaderFollowerOptions Opts) {
   auto S = std::make_shared<LeaderFollowerState>(Opts);
   return SimpleRemoteEPC::Create<LeaderFollowerTransport>(
-      std::make_unique<LeaderFollowerDispatcher>(S), std::move(Setup), S,
-      InFD, OutFD);
+      std::make_unique<LeaderFollowerDispatcher>(S), std::move(Setup), S, InFD,
+      OutFD);
 }
 
 } // namespace orcrt

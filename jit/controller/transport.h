@@ -60,8 +60,8 @@ public:
   ~LeaderFollowerTransport() override;
 
   llvm::Error start() override;
-  llvm::Error sendMessage(llvm::orc::SimpleRemoteEPCOpcode OpC,
-                          uint64_t SeqNo, llvm::orc::ExecutorAddr TagAddr,
+  llvm::Error sendMessage(llvm::orc::SimpleRemoteEPCOpcode OpC, uint64_t SeqNo,
+                          llvm::orc::ExecutorAddr TagAddr,
                           llvm::ArrayRef<char> ArgBytes) override;
   void disconnect() override;
 

@@ -33,18 +33,13 @@ extern char **environ;
 using namespace llvm;
 
 namespace orcrt {
-namespace {
 
 // MaxField bounds a field a worker reads: far above any compile's input.
-constexpr uint64_t MaxField = uint64_t(1) << 32;
+static constexpr uint64_t MaxField = uint64_t(1) << 32;
 // CancelledKept bounds the cancels kept for compiles not started yet.
-constexpr size_t CancelledKept = 256;
+static constexpr size_t CancelledKept = 256;
 
-Error fail(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
-
-bool writeAll(int FD, const void *P, size_t N) {
+static bool writeAll(int FD, const void *P, size_t N) {
   auto *B = static_cast<const char *>(P);
   while (N > 0) {
     ssize_t W = ::write(FD, B, N);
@@ -58,7 +53,7 @@ bool writeAll(int FD, const void *P, size_t N) {
   return true;
 }
 
-bool readAll(int FD, void *P, size_t N) {
+static bool readAll(int FD, void *P, size_t N) {
   auto *B = static_cast<char *>(P);
   while (N > 0) {
     ssize_t R = ::read(FD, B, N);
@@ -72,12 +67,12 @@ bool readAll(int FD, void *P, size_t N) {
   return true;
 }
 
-bool writeString(int FD, StringRef S) {
+static bool writeString(int FD, StringRef S) {
   uint64_t N = S.size();
   return writeAll(FD, &N, sizeof N) && writeAll(FD, S.data(), S.size());
 }
 
-bool readString(int FD, std::string &S) {
+static bool readString(int FD, std::string &S) {
   uint64_t N;
   if (!readAll(FD, &N, sizeof N) || N > MaxField)
     return false;
@@ -85,6 +80,7 @@ bool readString(int FD, std::string &S) {
   return readAll(FD, S.data(), N);
 }
 
+namespace {
 // Compiler turns a module into an object with one TargetMachine, made as
 // the controller's LLJIT makes its own: for this CPU when the target is
 // this machine.
@@ -123,7 +119,7 @@ public:
       std::string Msg;
       raw_string_ostream OS(Msg);
       Diag.print(nullptr, OS, /*ShowColors=*/false);
-      return fail(StringRef(Msg).rtrim());
+      return createStringError(StringRef(Msg).rtrim());
     }
     return (*this)(*Mod);
   }
@@ -132,8 +128,9 @@ private:
   std::string Triple;
   std::unique_ptr<TargetMachine> TM;
 };
+} // namespace
 
-bool readJob(int FD, CompileJob &Job, std::string &Data) {
+static bool readJob(int FD, CompileJob &Job, std::string &Data) {
   uint8_t K;
   uint32_t NArgs;
   if (!readAll(FD, &K, 1) || !readAll(FD, &NArgs, sizeof NArgs) ||
@@ -151,7 +148,7 @@ bool readJob(int FD, CompileJob &Job, std::string &Data) {
   return true;
 }
 
-bool writeJob(int FD, const CompileJob &Job) {
+static bool writeJob(int FD, const CompileJob &Job) {
   uint8_t K = Job.K;
   uint32_t NArgs = Job.Args.size();
   if (!writeAll(FD, &K, 1) || !writeAll(FD, &NArgs, sizeof NArgs) ||
@@ -163,7 +160,7 @@ bool writeJob(int FD, const CompileJob &Job) {
   return writeString(FD, Job.Data);
 }
 
-std::string describeExit(int Status) {
+static std::string describeExit(int Status) {
   if (WIFSIGNALED(Status))
     return "died of signal " + std::to_string(WTERMSIG(Status)) + " (" +
            strsignal(WTERMSIG(Status)) + ")";
@@ -171,8 +168,6 @@ std::string describeExit(int Status) {
     return "exited with status " + std::to_string(WEXITSTATUS(Status));
   return "ended";
 }
-
-} // namespace
 
 CompileWorkers::CompileWorkers(std::string Self, std::string Triple,
                                unsigned Max)
@@ -210,8 +205,12 @@ Expected<CompileWorkers::Worker> CompileWorkers::spawn() {
   posix_spawn_file_actions_adddup2(&FA, ToW[0], 3);
   posix_spawn_file_actions_adddup2(&FA, FromW[1], 4);
   std::string Target = "-target=" + Triple;
-  const char *Argv[] = {"orcrt-jit-controller", "-compile-worker",
-                        Target.c_str(), "3", "4", nullptr};
+  const char *Argv[] = {"orcrt-jit-controller",
+                        "-compile-worker",
+                        Target.c_str(),
+                        "3",
+                        "4",
+                        nullptr};
   pid_t Pid;
   int E = posix_spawn(&Pid, Self.c_str(), &FA, nullptr,
                       const_cast<char *const *>(Argv), environ);
@@ -221,8 +220,8 @@ Expected<CompileWorkers::Worker> CompileWorkers::spawn() {
   if (E != 0) {
     ::close(ToW[1]);
     ::close(FromW[0]);
-    return fail("starting a compile worker: " +
-                Twine(std::strerror(E)));
+    return createStringError("starting a compile worker: " +
+                             Twine(std::strerror(E)));
   }
   return Worker{Pid, ToW[1], FromW[0]};
 }
@@ -252,7 +251,7 @@ CompileWorkers::acquire(uint64_t Ticket, const std::string &Name) {
   Worker W;
   for (;;) {
     if (Ticket != 0 && takeCancelled(Ticket))
-      return fail("compiling " + Name + ": cancelled");
+      return createStringError("compiling " + Name + ": cancelled");
     if (!Idle.empty()) {
       W = Idle.back();
       Idle.pop_back();
@@ -324,13 +323,13 @@ CompileWorkers::compile(uint64_t Ticket, const CompileJob &Job) {
     if (StartNext)
       consumeError(start());
     if (Cancelled)
-      return fail("compiling " + Job.Name + ": cancelled");
+      return createStringError("compiling " + Job.Name + ": cancelled");
     if (!Talked)
-      return fail("compiling " + Job.Name + ": the compile worker " +
-                  describeExit(Status));
+      return createStringError("compiling " + Job.Name +
+                               ": the compile worker " + describeExit(Status));
   }
   if (!Ok)
-    return fail(Answer);
+    return createStringError(Answer);
   return MemoryBuffer::getMemBufferCopy(Answer, Job.Name);
 }
 
@@ -369,12 +368,11 @@ int runCompileWorker(int In, int Out, StringRef Triple) {
     bool Sent;
     if (Obj) {
       uint8_t Ok = 1;
-      Sent = writeAll(Out, &Ok, 1) &&
-             writeString(Out, (*Obj)->getBuffer());
+      Sent = writeAll(Out, &Ok, 1) && writeString(Out, (*Obj)->getBuffer());
     } else {
       uint8_t Ok = 0;
-      Sent = writeAll(Out, &Ok, 1) &&
-             writeString(Out, toString(Obj.takeError()));
+      Sent =
+          writeAll(Out, &Ok, 1) && writeString(Out, toString(Obj.takeError()));
     }
     if (!Sent)
       return 0;

@@ -68,8 +68,8 @@ private:
   std::mutex Mu;
   std::condition_variable Freed;
   std::vector<Worker> Idle;
-  unsigned Live = 0;                 // idle and busy workers
-  std::map<uint64_t, pid_t> Busy;    // the worker compiling each ticket
+  unsigned Live = 0;                   // idle and busy workers
+  std::map<uint64_t, pid_t> Busy;      // the worker compiling each ticket
   std::deque<uint64_t> CancelledEarly; // cancels that came first
   bool Closing = false;
 };

@@ -6,7 +6,7 @@ import (
 	"context"
 	"net/netip"
 
-	"github.com/orcgo/orcrt/native"
+	"github.com/orcgo/orcrt/internal/resolve"
 )
 
 // lookupTCP resolves host:port with libc's getaddrinfo, as the stock
@@ -14,5 +14,5 @@ import (
 // linking all of net's resolver). ctx is not consulted: getaddrinfo
 // cannot be interrupted.
 func lookupTCP(_ context.Context, host, port string) ([]netip.AddrPort, error) {
-	return native.LookupTCP(host, port)
+	return resolve.TCP(host, port)
 }
