@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orcgo/orcrt/internal/nettest"
 	"golang.org/x/sys/unix"
 
 	"github.com/orcgo/orcrt/serve/internal/peer"
@@ -43,19 +45,6 @@ func testListener(t *testing.T, network string) (fd int, addr string) {
 	}
 	t.Cleanup(func() { _ = unix.Close(fd) })
 	return fd, l.Addr().String()
-}
-
-// loopbackPair returns both ends of a connection.
-func loopbackPair(t *testing.T, network, addr string) (client, server net.Conn) {
-	l, err := net.Listen(network, addr)
-	require.NoError(t, err)
-	defer l.Close()
-	client, err = net.Dial(network, l.Addr().String())
-	require.NoError(t, err)
-	server, err = l.Accept()
-	require.NoError(t, err)
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
 }
 
 // testWaiter is a connWait as a worker has it, with its own copy of lfd and
@@ -265,7 +254,7 @@ func TestConnWaitUnarmed(t *testing.T) {
 	defer c.Close()
 	time.Sleep(20 * time.Millisecond)
 	assert.False(t, tw.returned(), "an unarmed worker accepted")
-	a, b := loopbackPair(t, "tcp", "127.0.0.1:0")
+	a, b := nettest.LoopbackPair(t, "tcp", "127.0.0.1:0")
 	rc, err := b.(*net.TCPConn).SyscallConn()
 	require.NoError(t, err)
 	var werr error

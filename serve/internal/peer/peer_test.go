@@ -3,27 +3,15 @@
 package peer
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// loopbackPair returns both ends of a loopback TCP connection.
-func loopbackPair(t *testing.T, network, addr string) (client, server net.Conn) {
-	l, err := net.Listen(network, addr)
-	require.NoError(t, err)
-	defer l.Close()
-	client, err = net.Dial(network, l.Addr().String())
-	require.NoError(t, err)
-	server, err = l.Accept()
-	require.NoError(t, err)
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server
-}
+	"github.com/orcgo/orcrt/internal/nettest"
+)
 
 func TestPolicy(t *testing.T) {
 	p := Policy{Self: 1000, UIDs: []int{7}, GIDs: []int{50}}
@@ -37,7 +25,7 @@ func TestPolicy(t *testing.T) {
 
 	// This process's own connections: allowed as the serving uid,
 	// refused when the policy serves another.
-	_, srv := loopbackPair(t, "tcp", "127.0.0.1:0")
+	_, srv := nettest.LoopbackPair(t, "tcp", "127.0.0.1:0")
 	pr, err := Policy{Self: os.Geteuid()}.Check(srv)
 	require.NoError(t, err)
 	assert.Equal(t, os.Geteuid(), pr.UID)
@@ -45,7 +33,7 @@ func TestPolicy(t *testing.T) {
 	assert.ErrorIs(t, err, ErrRefused)
 
 	path := filepath.Join(t.TempDir(), "s.sock")
-	_, usrv := loopbackPair(t, "unix", path)
+	_, usrv := nettest.LoopbackPair(t, "unix", path)
 	pr, err = Policy{Self: os.Geteuid()}.Check(usrv)
 	require.NoError(t, err)
 	assert.Equal(t, os.Getpid(), pr.PID, "SO_PEERCRED's pid")
