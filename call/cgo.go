@@ -4,8 +4,13 @@ package call
 
 import "github.com/orcgo/orcrt/native"
 
-// The cgo tier: a typed call is a native call through cgo's entry points
-// (package native), the code pinned around it.
+// How a typed call reaches native code: the token of the code's guard
+// around it (call), then its tier's path (callHeld). The cgo and
+// system-stack tiers go through package native's C trampolines; the
+// go-stack tier through this package's assembly (gostack.go).
+
+// tiersPos is where sig.code keeps the Func's tiers (bits 40-55).
+const tiersPos = 40
 
 // call makes a guarded call with the arguments' register words a0-a3 (0
 // where the signature has none). The typed forms only convert, and call
@@ -19,23 +24,49 @@ func (s sig) call(a0, a1, a2, a3 uint64) (uint64, error) {
 	if !ok {
 		return 0, s.fn().denied()
 	}
-	var b uint64
-	if s.code&(fpRegs|wideRet) == 0 {
-		// callHeld's commonest case spelled out: 9 instructions fewer
-		// (cachegrind, Typed1[int32, int32]).
-		var f native.IntsFrame
-		f.Set(s.addr, a0, a1, a2, a3)
-		b = uint64(native.CallInts4Ret32(&f))
-	} else {
-		b = callOther(s.addr, s.code, a0, a1, a2, a3)
-	}
+	b := s.callHeld(a0, a1, a2, a3)
 	tok.Release()
 	return b, nil
 }
 
 // callHeld is call inside a Batch.
+//
+// The commonest cases are spelled out here, not in a callee: each Go call
+// level costs about as much as TierGoStack's whole transition.
 func (s sig) callHeld(a0, a1, a2, a3 uint64) uint64 {
+	switch t := tiers(s.code >> tiersPos); t.tier() {
+	case TierGoStack:
+		if s.code&fpRegs != 0 {
+			return goStackCall(s.addr, s.code, a0, a1, a2, a3)
+		}
+		var r uint64
+		var ok bool
+		switch t.frame() {
+		case 0:
+			r, ok = goStackInts256(s.addr, a0, a1, a2, a3)
+		case 1:
+			r, ok = goStackInts1K(s.addr, a0, a1, a2, a3)
+		case 2:
+			r, ok = goStackInts4K(s.addr, a0, a1, a2, a3)
+		default:
+			r, ok = goStackInts16K(s.addr, a0, a1, a2, a3)
+		}
+		if !ok {
+			overrun()
+		}
+		return r
+	case TierSystemStack:
+		if s.code&fpRegs == 0 {
+			var f native.IntsFrame
+			f.Set(s.addr, a0, a1, a2, a3)
+			native.SystemStackInts4(&f)
+			return f.R
+		}
+		return systemStackCall(s.addr, s.code, a0, a1, a2, a3)
+	}
 	if s.code&(fpRegs|wideRet) == 0 {
+		// The commonest case spelled out: 9 instructions fewer
+		// (cachegrind, Typed1[int32, int32]).
 		var f native.IntsFrame
 		f.Set(s.addr, a0, a1, a2, a3)
 		return uint64(native.CallInts4Ret32(&f))
@@ -52,18 +83,50 @@ func callOther(fn uintptr, code, a0, a1, a2, a3 uint64) uint64 {
 		native.CallInts4Ret64(&f)
 		return f.R
 	}
-	var f native.RegsFrame
-	f.Fn = fn
-	// Each word to its register, the last argument first: an absent one
-	// has class 0 (slot 0) and word 0, and a present one overwrites it.
-	f.W[code>>(24+cSlot)&7] = a3
-	f.W[code>>(16+cSlot)&7] = a2
-	f.W[code>>(8+cSlot)&7] = a1
-	f.W[code>>cSlot&7] = a0
-	if code>>(8*retByte)&cFloat != 0 {
+	return callRegs(fn, code, a0, a1, a2, a3, false)
+}
+
+// systemStackCall is callHeld at TierSystemStack with floating arguments
+// or result.
+func systemStackCall(fn uintptr, code, a0, a1, a2, a3 uint64) uint64 {
+	return callRegs(fn, code, a0, a1, a2, a3, true)
+}
+
+// callRegs calls through a native.RegsFrame, through cgo or on the
+// system stack.
+func callRegs(fn uintptr, code, a0, a1, a2, a3 uint64, systemStack bool) uint64 {
+	f := native.RegsFrame{Fn: fn, W: regWords(code, a0, a1, a2, a3)}
+	switch float := code>>(8*retByte)&cFloat != 0; {
+	case systemStack && float:
+		native.SystemStackRegs4Float(&f)
+	case systemStack:
+		native.SystemStackRegs4Int(&f)
+	case float:
 		native.CallRegs4Float(&f)
-	} else {
+	default:
 		native.CallRegs4Int(&f)
 	}
 	return f.R
+}
+
+// regWords puts each argument word in its register's word (native.Regs4):
+// the last argument first, since an absent one has class 0 (slot 0) and
+// word 0, and a present one overwrites it.
+func regWords(code, a0, a1, a2, a3 uint64) (w [8]uint64) {
+	w[code>>(24+cSlot)&7] = a3
+	w[code>>(16+cSlot)&7] = a2
+	w[code>>(8+cSlot)&7] = a1
+	w[code>>cSlot&7] = a0
+	return w
+}
+
+// goStackCall is callHeld at TierGoStack with floating arguments or
+// result.
+func goStackCall(fn uintptr, code, a0, a1, a2, a3 uint64) uint64 {
+	f := gsFrame{fn: fn, w: regWords(code, a0, a1, a2, a3)}
+	goStack(tiers(code>>tiersPos).frame(), &f)
+	if code>>(8*retByte)&cFloat != 0 {
+		return f.rf
+	}
+	return f.r
 }

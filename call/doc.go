@@ -14,11 +14,16 @@
 //
 // # Tiers
 //
-// A call runs through cgo's entry points in package native (cgo.go).
-// func.go holds Func and its guard, typed.go the typed forms and how
-// their arguments are classed into registers, raw.go raw calls: further
-// ways of making the native call belong beside cgo.go, chosen per
-// function.
+// A call enters native code at its Func's [Tier], the highest its
+// linker's [Facts] allow (package jit's controller proves them per
+// function; a Func without facts uses [TierCgo]): [TierGoStack] runs a
+// leaf with a proven stack bound in a frame of the goroutine's own stack,
+// [TierSystemStack] a function that neither blocks nor calls into Go on
+// the thread's system stack, [TierCgo] anything through cgo. The fast
+// tiers hold off Go's garbage collector and the goroutine's preemption
+// for the call's duration: lower a long-running function's tier with
+// [Func.AtTier]. Raw calls use TierCgo. cgo.go dispatches; gostack_*.s
+// holds TierGoStack's trampolines, slice.go the slice calls.
 //
 // # Concurrency
 //

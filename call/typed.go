@@ -99,7 +99,7 @@ func fromBits[R Result](code uint64, b uint64) R {
 }
 
 // sig is a Func with the class bytes of its arguments (bytes 0-3) and
-// result (byte 4) and flags in code. Func.pinned is a flag too: at 32
+// result (byte 4), its tiers (bytes 5-6) and flags in code. Func.pinned is a flag too: at 32
 // bytes a sig is an SSA value, passed and kept in registers (at 40, a
 // typed form's Call stored its receiver to memory first).
 type sig struct {
@@ -131,6 +131,7 @@ func newSig(f Func, ret uint8, args ...uint8) sig {
 	if f.pinned {
 		s.code |= sigPinned
 	}
+	s.code |= uint64(f.tiers) << tiersPos
 	ni, nf := uint8(0), uint8(4)
 	for i, c := range args {
 		slot := &ni
@@ -146,7 +147,7 @@ func newSig(f Func, ret uint8, args ...uint8) sig {
 
 // fn is the Func s was made from.
 func (s sig) fn() Func {
-	return Func{guard: s.guard, session: s.session, addr: s.addr, pinned: s.code&sigPinned != 0}
+	return Func{guard: s.guard, session: s.session, addr: s.addr, pinned: s.code&sigPinned != 0, tiers: tiers(s.code >> tiersPos)}
 }
 
 // bits is argument i as its register word.

@@ -55,8 +55,19 @@ func crashHost(c string) {
 	fail(err)
 	fs, err := m.Lookup(ctx, "crashy_segv", "crashy_abort")
 	fail(err)
+	// crashy_segv is a leaf: its Func runs on the goroutine stack unless
+	// the case names a lower tier.
 	f, arg := fs[0], int64(0)
+	if f.Tier() != call.TierGoStack {
+		fail(fmt.Errorf("crashy_segv at %s", f.Tier()))
+	}
 	switch c {
+	case "segv-system-stack":
+		f, err = f.AtTier(call.TierSystemStack)
+		fail(err)
+	case "segv-cgo":
+		f, err = f.AtTier(call.TierCgo)
+		fail(err)
 	case "segv":
 		fail(goFaultsRecover())
 		os.Stderr.WriteString("go faults recovered\n")
@@ -100,7 +111,9 @@ func goFaultsRecover() error {
 
 // TestCrashReport: a NULL dereference or abort() in JIT'd code prints a
 // line naming the function and its module, then the Go runtime's crash
-// as before (goroutine stacks, exit status 2); NoCrashReport, no line.
+// as before (goroutine stacks, exit status 2), at every call tier (the
+// segv cases; a leaf runs on the goroutine stack unless lowered);
+// NoCrashReport, no line.
 func TestCrashReport(t *testing.T) {
 	jittest.Controller(t)
 	for _, tc := range []struct {
@@ -108,6 +121,8 @@ func TestCrashReport(t *testing.T) {
 		line string // "": none
 	}{
 		{"segv", `(?m)^orcrt jit: SIGSEGV \(segmentation fault\) in native code, address 0x10, pc 0x[0-9a-f]+ in crashy_segv\+0x[0-9a-f]+ \(module crashy\.c\)$`},
+		{"segv-system-stack", `(?m)^orcrt jit: SIGSEGV \(segmentation fault\) in native code, address 0x10, pc 0x[0-9a-f]+ in crashy_segv\+0x[0-9a-f]+ \(module crashy\.c\)$`},
+		{"segv-cgo", `(?m)^orcrt jit: SIGSEGV \(segmentation fault\) in native code, address 0x10, pc 0x[0-9a-f]+ in crashy_segv\+0x[0-9a-f]+ \(module crashy\.c\)$`},
 		{"abort", `(?m)^orcrt jit: SIGABRT \(abort\) in native code, pc 0x[0-9a-f]+, called from crashy_abort\+0x[0-9a-f]+ \(module crashy\.c\)$`},
 		{"segv-no-report", ""},
 	} {

@@ -21,10 +21,11 @@ type Module struct {
 	c       *controller
 	id      uint64
 	name    string
-	syms    map[string]uintptr // everything it defines, linked at add
-	code    []jitsyms.Sym      // its functions' ranges, named for crash reports
-	object  []byte             // the object compiled, until it is cached
-	links   []*Module          // the modules it links against
+	syms    map[string]uintptr    // everything it defines, linked at add
+	facts   map[string]call.Facts // its functions, with what the link proved
+	code    []jitsyms.Sym         // its functions' ranges, named for crash reports
+	object  []byte                // the object compiled, until it is cached
+	links   []*Module             // the modules it links against
 	removed atomic.Bool
 
 	mu     sync.Mutex
@@ -53,9 +54,15 @@ func (c *controller) added(name string, tag int, tool string, res []byte) (*Modu
 	m := &Module{c: c, id: id, name: name, syms: make(map[string]uintptr, len(syms)), object: e.Value.Second.Second}
 	for _, s := range syms {
 		m.syms[s.First] = uintptr(s.Second)
-		if s.Third != 0 {
-			m.code = append(m.code, jitsyms.Sym{Start: uint64(s.Second), End: uint64(s.Second) + s.Third, Name: s.First})
+		size := s.Third.First
+		if size == 0 {
+			continue
 		}
+		m.code = append(m.code, jitsyms.Sym{Start: uint64(s.Second), End: uint64(s.Second) + size, Name: s.First})
+		if m.facts == nil {
+			m.facts = make(map[string]call.Facts)
+		}
+		m.facts[s.First] = decodeFacts(s.Third)
 	}
 	if err := c.runDeferred(e.Value.Second.First); err != nil {
 		// The controller holds a module whose memory is not ready here.
@@ -64,6 +71,33 @@ func (c *controller) added(name string, tag int, tool string, res []byte) (*Modu
 	}
 	m.registerCode()
 	return m, nil
+}
+
+// decodeFacts returns a function's facts as the controller answered
+// them; a calls value it does not know proves nothing.
+func decodeFacts(f facts) call.Facts {
+	out := call.Facts{StackSize: f.Third.Second, HasStackSize: f.Third.First}
+	switch f.Second {
+	case callsNothing:
+		out.Calls = call.CallsNothing
+	case callsNonBlocking:
+		out.Calls = call.CallsNonBlocking
+	case callsUnknown:
+		out.Calls = call.CallsUnknown
+	}
+	if !out.HasStackSize {
+		out.StackSize = 0
+	}
+	return out
+}
+
+// Facts returns what the module's link proved about the code of its
+// function name (docs/protocol.md §11): the facts Lookup's Func for it
+// is called with. It reports false for a name the module does not
+// define as a function.
+func (m *Module) Facts(name string) (call.Facts, bool) {
+	f, ok := m.facts[name]
+	return f, ok
 }
 
 // Name returns the name the module was added with.
@@ -78,6 +112,8 @@ func (m *Module) Name() string { return m.name }
 // for all of them (see call.Func). A name the module does not define
 // fails the whole lookup with a *NotFoundError; a name that is not code
 // fails as executor.Executor.Func does. Each Func pins its code while it runs.
+// Each Func is called at the highest tier the facts its link proved allow
+// (Facts, call.Func.WithFacts): a name the add did not link has none.
 func (m *Module) Lookup(ctx context.Context, names ...string) ([]call.Func, error) {
 	addrs, err := m.Addrs(ctx, names...)
 	if err != nil {
@@ -87,6 +123,9 @@ func (m *Module) Lookup(ctx context.Context, names ...string) ([]call.Func, erro
 	for i, a := range addrs {
 		if fs[i], err = m.c.ex.Func(a); err != nil {
 			return nil, fmt.Errorf("jit: %s in module %s: %w", names[i], m.name, err)
+		}
+		if f, ok := m.facts[names[i]]; ok && m.syms[names[i]] == a {
+			fs[i] = fs[i].WithFacts(f)
 		}
 	}
 	return fs, nil

@@ -6,14 +6,22 @@ package jit
 
 import "github.com/orcgo/orcrt/sps"
 
-// controllerProtocol is the version of the requests (table hash b9bab8a97f61c484);
+// controllerProtocol is the version of the requests (table hash fad81b274df239a1);
 // a controller built from other sources announces another and is refused.
-const controllerProtocol = 4
+const controllerProtocol = 5
 
 // Module kinds of an add request.
 const (
 	kindObject uint8 = 0
 	kindIR     uint8 = 1
+)
+
+// What a function's code calls, as the link proved it (call.Calls):
+// anything, only functions that neither block nor call back, nothing.
+const (
+	callsUnknown     uint8 = 0
+	callsNonBlocking uint8 = 1
+	callsNothing     uint8 = 2
 )
 
 // deferredCall is an executor call the controller held back from a link
@@ -23,12 +31,19 @@ type deferredCall = sps.Triple[sps.Addr, []byte, sps.Addr]
 
 var deferredCallCodec = sps.Tuple3(sps.AddrCodec, sps.BytesView, sps.AddrCodec)
 
-// added is an add's answer: the module's id, every symbol it defines
-// with its address and (functions only, else 0) its size, the calls held
-// back, and the object compiled (when asked).
-type added = sps.Pair[sps.Pair[uint64, []sps.Triple[string, sps.Addr, uint64]], sps.Pair[[]deferredCall, []byte]]
+// facts is what a link proved about a symbol's code: its size (0 for
+// a symbol that is not a function), what it calls (a calls value),
+// whether LLVM recorded the stack its frame uses, and that size.
+type facts = sps.Triple[uint64, uint8, sps.Pair[bool, uint64]]
 
-var addedCodec = sps.Tuple2(sps.Tuple2(sps.U64, sps.Seq(sps.Tuple3(sps.String, sps.AddrCodec, sps.U64))), sps.Tuple2(sps.Seq(deferredCallCodec), sps.BytesView))
+var factsCodec = sps.Tuple3(sps.U64, sps.U8, sps.Tuple2(sps.Bool, sps.U64))
+
+// added is an add's answer: the module's id, every symbol it defines
+// with its address and facts, the calls held back, and the object
+// compiled (when asked).
+type added = sps.Pair[sps.Pair[uint64, []sps.Triple[string, sps.Addr, facts]], sps.Pair[[]deferredCall, []byte]]
+
+var addedCodec = sps.Tuple2(sps.Tuple2(sps.U64, sps.Seq(sps.Tuple3(sps.String, sps.AddrCodec, factsCodec))), sps.Tuple2(sps.Seq(deferredCallCodec), sps.BytesView))
 
 // addTail is the end of an add's and a compile's arguments: whether to
 // answer the object compiled, the ticket a cancel names (0: none), and

@@ -8,7 +8,10 @@
 // [CallIntVoid] and [CallIntInt] call int(void) and int(int);
 // [CallInts4Ret32], [CallInts4Ret64], [CallRegs4Int] and [CallRegs4Float]
 // call up to four integer and four floating register arguments from a
-// frame the caller fills (the executor's typed calls). Each makes one
+// frame the caller fills (the executor's typed calls); [SystemStackInts4]
+// and its siblings make the same calls on the system stack without
+// telling the scheduler, and [CallSlice] runs a function over whole
+// slices (package call's tiers and slice calls). Each makes one
 // Go→C transition (CallWrapper: when the result fits in the caller's
 // buffer) and does not allocate with a reused buffer. ([LookupTCP], a
 // DNS lookup, is deprecated: internal/resolve holds it now.)

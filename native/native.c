@@ -150,6 +150,104 @@ void orcrt_regs4_float(orcrt_regs_frame *f) {
 	memcpy(&f->r, &r, sizeof r);
 }
 
+static inline uint64_t orcrt_slice_load(const void *p, uint64_t i, uint32_t k) {
+	switch (k & ORCRT_KIND_SIZE) {
+	case 1: {
+		uint8_t v = ((const uint8_t *)p)[i];
+		return (k & ORCRT_KIND_SIGNED) ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v = ((const uint16_t *)p)[i];
+		return (k & ORCRT_KIND_SIGNED) ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v = ((const uint32_t *)p)[i];
+		return (k & ORCRT_KIND_SIGNED) ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	case 8:
+		return ((const uint64_t *)p)[i];
+	}
+	return 0; // Void
+}
+
+static inline void orcrt_slice_store(void *p, uint64_t i, uint32_t k, uint64_t v) {
+	switch (k & ORCRT_KIND_SIZE) {
+	case 1:
+		if (k & ORCRT_KIND_BOOL)
+			v = (uint8_t)v != 0; // a Go bool is 0 or 1
+		((uint8_t *)p)[i] = (uint8_t)v;
+		break;
+	case 2:
+		((uint16_t *)p)[i] = (uint16_t)v;
+		break;
+	case 4:
+		((uint32_t *)p)[i] = (uint32_t)v;
+		break;
+	case 8:
+		((uint64_t *)p)[i] = v;
+		break;
+	}
+}
+
+typedef uint64_t (*orcrt_int1_fn)(uint64_t);
+
+// The slice's elements lie in Go's heap (package native's CallSlice makes
+// them escape), which does not move: no _cgo_topofstack fix-up.
+void orcrt_call_slice(orcrt_slice_frame *f) {
+	const uint64_t n = f->n;
+	orcrt_isb();
+	if (f->nargs == 1 && (f->in_kind[0] & ~ORCRT_KIND_SIGNED) == 8 &&
+	    (f->out_kind & ~ORCRT_KIND_SIGNED) == 8) {
+		// One 64-bit integer in, one out: the commonest kernel, spelled out.
+		const orcrt_int1_fn fn = (orcrt_int1_fn)f->fn;
+		const uint64_t *in = f->in[0];
+		uint64_t *out = f->out;
+		for (uint64_t i = 0; i < n; i++)
+			out[i] = fn(in[i]);
+		return;
+	}
+	const int fret = (f->out_kind & ORCRT_KIND_FLOAT) != 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t w[8] = {0};
+		for (uint32_t j = 0; j < f->nargs; j++)
+			w[(f->in_kind[j] >> ORCRT_KIND_SLOT) & 7] = orcrt_slice_load(f->in[j], i, f->in_kind[j]);
+		double d0 = orcrt_double_of(w[4]), d1 = orcrt_double_of(w[5]);
+		double d2 = orcrt_double_of(w[6]), d3 = orcrt_double_of(w[7]);
+		uint64_t r;
+		if (fret) {
+			double d = ((orcrt_regs4_float_fn)f->fn)(w[0], w[1], w[2], w[3], d0, d1, d2, d3);
+			memcpy(&r, &d, sizeof r);
+		} else {
+			r = ((orcrt_regs4_int_fn)f->fn)(w[0], w[1], w[2], w[3], d0, d1, d2, d3);
+		}
+		orcrt_slice_store(f->out, i, f->out_kind, r);
+	}
+}
+
+// The system-stack calls' trampolines (package native's SystemStack*):
+// their callees cannot call back into Go, so the frame, on the
+// goroutine's stack, cannot move during the call and the result is
+// stored straight into it.
+void orcrt_ints4_fixed(orcrt_ints_frame *f) {
+	orcrt_isb();
+	f->r = ((orcrt_ints4_fn)f->fn)(f->a[0], f->a[1], f->a[2], f->a[3]);
+}
+
+void orcrt_regs4_int_fixed(orcrt_regs_frame *f) {
+	double d0 = orcrt_double_of(f->w[4]), d1 = orcrt_double_of(f->w[5]);
+	double d2 = orcrt_double_of(f->w[6]), d3 = orcrt_double_of(f->w[7]);
+	orcrt_isb();
+	f->r = ((orcrt_regs4_int_fn)f->fn)(f->w[0], f->w[1], f->w[2], f->w[3], d0, d1, d2, d3);
+}
+
+void orcrt_regs4_float_fixed(orcrt_regs_frame *f) {
+	double d0 = orcrt_double_of(f->w[4]), d1 = orcrt_double_of(f->w[5]);
+	double d2 = orcrt_double_of(f->w[6]), d3 = orcrt_double_of(f->w[7]);
+	orcrt_isb();
+	double r = ((orcrt_regs4_float_fn)f->fn)(f->w[0], f->w[1], f->w[2], f->w[3], d0, d1, d2, d3);
+	memcpy(&f->r, &r, sizeof r);
+}
+
 // dlerror() is per thread: it is read in the same C call as the failing
 // dl* function, so the goroutine cannot have moved to another thread.
 uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap) {

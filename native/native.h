@@ -48,6 +48,29 @@ typedef struct {
 } orcrt_regs_frame;
 void orcrt_regs4_int(orcrt_regs_frame *f);
 void orcrt_regs4_float(orcrt_regs_frame *f);
+void orcrt_ints4_fixed(orcrt_ints_frame *f);
+void orcrt_regs4_int_fixed(orcrt_regs_frame *f);
+void orcrt_regs4_float_fixed(orcrt_regs_frame *f);
+
+// SliceFrame's: fn called once per element, out[i] = fn(in[0][i], ...),
+// n elements; a kind is ORCRT_KIND_* or'ed with the element's size in
+// bytes and, for an argument, its register word shifted by
+// ORCRT_KIND_SLOT (0-3 integer, 4-7 floating, as orcrt_regs_frame's w).
+#define ORCRT_KIND_SIZE 0xf
+#define ORCRT_KIND_SIGNED 0x10
+#define ORCRT_KIND_FLOAT 0x20
+#define ORCRT_KIND_BOOL 0x40
+#define ORCRT_KIND_SLOT 8
+typedef struct {
+	uintptr_t fn;
+	const void *in[4];
+	void *out;
+	uint64_t n;
+	uint32_t in_kind[4];
+	uint32_t out_kind;
+	uint32_t nargs;
+} orcrt_slice_frame;
+void orcrt_call_slice(orcrt_slice_frame *f);
 
 uintptr_t orcrt_dlopen(const char *path, int flags, char *err, size_t errcap);
 uintptr_t orcrt_dlsym(uintptr_t handle, const char *name, char *err, size_t errcap);

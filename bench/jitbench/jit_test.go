@@ -266,28 +266,70 @@ func runInproc(b *testing.B, prog string, args ...string) {
 	b.ReportMetric(v, "ns/op")
 }
 
-// BenchmarkJITCall calls a JIT'd int64_t inc(int64_t) inside Func.Batch,
-// beside the same C function compiled into the binary and called through
-// cgo (the floor for that signature), and an empty cgo call.
+// BenchmarkJITCall calls a JIT'd int64_t inc(int64_t) at each call tier
+// (package call), beside the same C function compiled into the binary and
+// called through cgo (the reference of every tier's target), and an empty
+// cgo call:
+//   - jit-held: CallHeld inside Func.Batch at TierCgo (today's path for
+//     any function);
+//   - jit-held-system-stack, jit-held-go-stack: the same at the faster
+//     tiers the controller's facts allow for a leaf;
+//   - jit-call: one pinned Call at the fastest tier (the token's atomic
+//     pair included);
+//   - jit-slice-cgo: CallSlice at TierCgo over 1,024 values, per value.
 func BenchmarkJITCall(b *testing.B) {
-	b.Run("impl=jit-held", func(b *testing.B) {
-		j := startJIT(b, jittest.Controller(b), true)
-		m, err := j.AddC(context.Background(), "inc", "long inc(long x) { return x + 1; }")
-		if err != nil {
-			b.Fatal(err)
-		}
-		fs, err := m.Lookup(context.Background(), "inc")
-		if err != nil {
-			b.Fatal(err)
-		}
-		f := call.Typed1[int64, int64](fs[0])
-		if err := fs[0].Batch(func() {
-			x := int64(0)
-			for b.Loop() {
-				x = f.CallHeld(x)
+	var inc call.Func
+	parent := b
+	fn := func(b *testing.B, tier call.Tier) call.Func1[int64, int64] {
+		if inc.Addr() == 0 {
+			j := startJIT(parent, jittest.Controller(parent), true)
+			m, err := j.AddC(context.Background(), "inc", "long inc(long x) { return x + 1; }")
+			if err != nil {
+				b.Fatal(err)
 			}
-		}); err != nil {
+			fs, err := m.Lookup(context.Background(), "inc")
+			if err != nil {
+				b.Fatal(err)
+			}
+			inc = fs[0]
+		}
+		f, err := inc.AtTier(tier)
+		if err != nil {
 			b.Fatal(err)
+		}
+		return call.Typed1[int64, int64](f)
+	}
+	held := func(tier call.Tier) func(b *testing.B) {
+		return func(b *testing.B) {
+			f := fn(b, tier)
+			if err := f.Func().Batch(func() {
+				x := int64(0)
+				for b.Loop() {
+					x = f.CallHeld(x)
+				}
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("impl=jit-held", held(call.TierCgo))
+	b.Run("impl=jit-held-system-stack", held(call.TierSystemStack))
+	b.Run("impl=jit-held-go-stack", held(call.TierGoStack))
+	b.Run("impl=jit-call", func(b *testing.B) {
+		f := fn(b, call.TierGoStack)
+		x := int64(0)
+		for b.Loop() {
+			x, _ = f.Call(x)
+		}
+	})
+	b.Run("impl=jit-slice-cgo", func(b *testing.B) {
+		f := fn(b, call.TierCgo)
+		in, out := make([]int64, 1024), make([]int64, 1024)
+		b.ResetTimer()
+		for i := 0; i < b.N; i += len(in) {
+			if err := f.CallSlice(out, in); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("impl=cgo-same-function", func(b *testing.B) {
@@ -301,6 +343,83 @@ func BenchmarkJITCall(b *testing.B) {
 			cmem.CallEmpty()
 		}
 	})
+}
+
+// BenchmarkJITFilter runs examples/jitfilter's predicate over 1,000,000
+// values (one op), reported per value too: the JIT'd function at its
+// fastest tier (CallHeld inside Batch), the same over a slice at TierCgo
+// (CallSlice), and the same predicate written in Go.
+func BenchmarkJITFilter(b *testing.B) {
+	const n = 1_000_000
+	j := startJIT(b, jittest.Controller(b), true)
+	m, err := j.AddC(context.Background(), "filter.c", "#include <stdint.h>\nint64_t filter(int64_t x) { return x % 7 == 3 && x > 1000; }\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs, err := m.Lookup(context.Background(), "filter")
+	if err != nil {
+		b.Fatal(err)
+	}
+	filter := call.Typed1[int64, int64](fs[0])
+	in, out := make([]int64, n), make([]int64, n)
+	for i := range in {
+		in[i] = int64(i)
+	}
+	perValue := func(b *testing.B, run func() int64) {
+		var passed int64
+		for b.Loop() {
+			passed = run()
+		}
+		if passed != 142714 {
+			b.Fatalf("%d pass", passed)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/value")
+	}
+	b.Run("impl=jit-fastest", func(b *testing.B) {
+		b.Logf("tier %s", fs[0].Tier())
+		perValue(b, func() (p int64) {
+			_ = fs[0].Batch(func() {
+				for x := range int64(n) {
+					p += filter.CallHeld(x)
+				}
+			})
+			return p
+		})
+	})
+	b.Run("impl=jit-slice-cgo", func(b *testing.B) {
+		f, err := fs[0].AtTier(call.TierCgo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		slice := call.Typed1[int64, int64](f)
+		perValue(b, func() (p int64) {
+			if err := slice.CallSlice(out, in); err != nil {
+				b.Fatal(err)
+			}
+			for _, v := range out {
+				p += v
+			}
+			return p
+		})
+	})
+	b.Run("impl=go", func(b *testing.B) {
+		perValue(b, func() (p int64) {
+			for x := range int64(n) {
+				p += goFilter(x)
+			}
+			return p
+		})
+	})
+}
+
+// goFilter is the filter's predicate in Go (BenchmarkJITFilter).
+//
+//go:noinline
+func goFilter(x int64) int64 {
+	if x%7 == 3 && x > 1000 {
+		return 1
+	}
+	return 0
 }
 
 // BenchmarkJITFootprint reports the memory of the controller and its

@@ -75,7 +75,7 @@ func run(ctx context.Context, expr string, opts jit.Options, out io.Writer) erro
 	for g := range goroutines {
 		wg.Go(func() {
 			// One pin for the whole batch: each call is then a bare
-			// native call.
+			// native call, at the fastest tier the function's facts allow.
 			errs <- filter.Func().Batch(func() {
 				n := int64(0)
 				for x := int64(g); x < calls; x += goroutines {
@@ -95,7 +95,7 @@ func run(ctx context.Context, expr string, opts jit.Options, out io.Writer) erro
 		}
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(out, "%d of %d pass (%d calls in %v, %.1f ns/call on %d goroutines)\n",
-		passed.Load(), calls, calls, el.Round(time.Millisecond), float64(el.Nanoseconds())/calls*goroutines, goroutines)
+	fmt.Fprintf(out, "%d of %d pass (%d calls in %v, %.1f ns/call on %d goroutines, tier %s)\n",
+		passed.Load(), calls, calls, el.Round(time.Millisecond), float64(el.Nanoseconds())/calls*goroutines, goroutines, filter.Func().Tier())
 	return m.Remove(ctx)
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# build.sh OUTPUT [SOURCE]: builds orcrt-jit-controller (controller.cpp and
-# clang.cpp, with clang's libraries), or another C++ program against LLVM
-# 22 (the benchmarks' in-process reference), with Debian's llvm-22-dev,
-# libclang-22-dev and clang++-22. Without them it names the packages to
-# install and exits 1.
+# build.sh OUTPUT [SOURCE]: builds orcrt-jit-controller (controller.cpp,
+# clang.cpp and the rest, with clang's libraries), or another C++ program
+# against LLVM 22 (the benchmarks' in-process reference), with Debian's
+# llvm-22-dev, libclang-22-dev and clang++-22. Without them it names the
+# packages to install and exits 1.
 set -euo pipefail
 [[ $# -eq 1 || $# -eq 2 ]] || { echo "usage: $0 OUTPUT [SOURCE]" >&2; exit 2; }
 out=$1
@@ -12,7 +12,7 @@ if [[ $# -eq 2 ]]; then
   srcs=("$2")
   libs=()
 else
-  srcs=("$here/controller.cpp" "$here/clang.cpp" "$here/memory.cpp" "$here/transport.cpp" "$here/worker.cpp")
+  srcs=("$here/controller.cpp" "$here/clang.cpp" "$here/facts.cpp" "$here/memory.cpp" "$here/transport.cpp" "$here/worker.cpp")
   libs=(-lclang-cpp)
   if [[ ! -f /usr/lib/llvm-22/include/clang/Driver/CreateInvocationFromArgs.h ]]; then
     echo "orcrt-jit-controller: needs clang's headers and libraries: apt-get install libclang-22-dev libclang-cpp22-dev" >&2

@@ -63,6 +63,9 @@ compileSource(const std::string &Name, const std::vector<std::string> &Args,
     // that exits frees them faster); one of many compiles must free them.
     Inv->getFrontendOpts().DisableFree = false;
     Inv->getCodeGenOpts().DisableFree = false;
+    // -fstack-size-section, as the worker's TargetMachine, which makes the
+    // object, has it (facts.h).
+    Inv->getCodeGenOpts().StackSizeSection = true;
     clang::CompilerInstance CI(Inv);
     CI.setVirtualFileSystem(FS);
     CI.createDiagnostics(Printer, /*ShouldOwnClient=*/false);

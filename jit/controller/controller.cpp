@@ -17,14 +17,15 @@
 //   orcrt_jit_cancel    (ticket)            -> ()
 //
 // Added is the module's id, every symbol it defines with its address and,
-// for functions, its size, the executor calls held back for the Go side
-// to run before it returns (the memory's initialize: docs/protocol.md
-// §11), and the object compiled when asked for (package jit's compile
-// cache). Once the requests are registered it calls the executor's
-// orcrt_jit_ready wrapper with its LLVM version, the version of these
-// requests and the target it compiles for. Each module is a JITDylib of
-// its own, so modules may define the same names; links are the modules
-// whose exported symbols it sees, before the process's and the libraries'.
+// for functions, what the link proved about them (facts.h: size, calls,
+// stack size), the executor calls held back for the Go side to run
+// before it returns (the memory's initialize: docs/protocol.md §11), and
+// the object compiled when asked for (package jit's compile cache). Once
+// the requests are registered it calls the executor's orcrt_jit_ready
+// wrapper with its LLVM version, the version of these requests and the
+// target it compiles for. Each module is a JITDylib of its own, so
+// modules may define the same names; links are the modules whose
+// exported symbols it sees, before the process's and the libraries'.
 // Removing a module removes its JITDylib; one that others link against
 // is refused. Compiles run in worker processes (worker.h): cancel with a
 // compile's ticket kills its worker. The program ends when the Go side
@@ -34,6 +35,7 @@
 //   orcrt-jit-controller [-orc-runtime=PATH] IN OUT
 //   orcrt-jit-controller -compile-worker -target=TRIPLE IN OUT
 
+#include "facts.h"
 #include "memory.h"
 #include "requests.inc"
 #include "transport.h"
@@ -73,68 +75,28 @@ static const char *Prog = "orcrt-jit-controller";
 // address space, not memory, until written.
 static constexpr size_t SlabSize = 64 << 20;
 
-// Added is what wire::SPSAdded carries.
+// Added is what wire::SPSAdded carries; AddedSymbol one of its symbols
+// (name, address, facts).
+using AddedSymbol =
+    std::tuple<std::string, ExecutorAddr, uint64_t, uint8_t, bool, uint64_t>;
 using Added = std::tuple<
-    uint64_t, std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>>,
+    uint64_t, std::vector<AddedSymbol>,
     std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>>,
     std::vector<char>>;
 
 namespace {
-// FunctionSizes keeps the size of each function a link defines, by
-// JITDylib, until the add that linked it takes them for its answer
-// (package jit names JIT'd code in crash reports with them).
-class FunctionSizes : public ObjectLinkingLayer::Plugin {
-public:
-  void modifyPassConfig(MaterializationResponsibility &MR,
-                        jitlink::LinkGraph &G,
-                        jitlink::PassConfiguration &Config) override {
-    JITDylib *JD = &MR.getTargetJITDylib();
-    Config.PostFixupPasses.push_back([this, JD](jitlink::LinkGraph &G) {
-      std::lock_guard<std::mutex> L(Mu);
-      auto &Sizes = ByJD[JD];
-      for (auto *Sym : G.defined_symbols())
-        if (Sym->hasName() && Sym->isCallable() && Sym->getSize() != 0)
-          Sizes[Sym->getName()] = Sym->getSize();
-      return Error::success();
-    });
-  }
-  Error notifyFailed(MaterializationResponsibility &MR) override {
-    return Error::success();
-  }
-  Error notifyRemovingResources(JITDylib &JD, ResourceKey K) override {
-    take(JD);
-    return Error::success();
-  }
-  void notifyTransferringResources(JITDylib &JD, ResourceKey DstKey,
-                                   ResourceKey SrcKey) override {}
-
-  DenseMap<SymbolStringPtr, uint64_t> take(JITDylib &JD) {
-    std::lock_guard<std::mutex> L(Mu);
-    auto I = ByJD.find(&JD);
-    if (I == ByJD.end())
-      return DenseMap<SymbolStringPtr, uint64_t>();
-    auto Sizes = std::move(I->second);
-    ByJD.erase(I);
-    return Sizes;
-  }
-
-private:
-  std::mutex Mu;
-  std::map<JITDylib *, DenseMap<SymbolStringPtr, uint64_t>> ByJD;
-};
-
 // Parts is what build makes: the JIT, and the compiler and mapper inside
 // it that requests use directly.
 struct Parts {
   std::unique_ptr<LLJIT> J;
   orcrt::SharedSlabMapper *Mapper = nullptr;
-  FunctionSizes *Sizes = nullptr;
+  orcrt::FunctionFacts *Facts = nullptr;
 };
 
 class Controller {
 public:
   Controller(Parts P, std::unique_ptr<orcrt::CompileWorkers> Workers)
-      : J(std::move(P.J)), Mapper(P.Mapper), Sizes(P.Sizes),
+      : J(std::move(P.J)), Mapper(P.Mapper), Facts(P.Facts),
         Workers(std::move(Workers)) {}
 
   Error registerTags();
@@ -170,7 +132,7 @@ private:
 
   std::unique_ptr<LLJIT> J;
   orcrt::SharedSlabMapper *Mapper;
-  FunctionSizes *Sizes;
+  orcrt::FunctionFacts *Facts;
   std::unique_ptr<orcrt::CompileWorkers> Workers;
   JITDylib *Libraries = nullptr; // shared libraries every module links against
 
@@ -428,13 +390,16 @@ Expected<Added> Controller::addObject(const std::string &Name,
     return joinErrors(std::move(InitErr), removeModule(JD));
   }
 
-  auto FnSizes = Sizes->take(JD);
-  std::vector<std::tuple<std::string, ExecutorAddr, uint64_t>> Syms;
+  auto FnFacts = Facts->take(JD);
+  std::vector<AddedSymbol> Syms;
   Syms.reserve(Found->size());
   for (auto &[Sym, Def] : *Found) {
-    auto Size = FnSizes.find(Sym);
-    Syms.emplace_back((*Sym).str(), Def.getAddress(),
-                      Size == FnSizes.end() ? 0 : Size->second);
+    orcrt::Facts F; // data: none
+    auto I = FnFacts.find(Sym);
+    if (I != FnFacts.end())
+      F = I->second;
+    Syms.emplace_back((*Sym).str(), Def.getAddress(), F.Size, F.Calls,
+                      F.HasStackSize, F.StackSize);
   }
   std::vector<std::tuple<ExecutorAddr, std::vector<char>, ExecutorAddr>> Calls;
   for (auto &C : Mapper->takeDeferred(&JD))
@@ -554,8 +519,6 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
   if (!EPC)
     return EPC.takeError();
   Parts P;
-  auto Sizes = std::make_unique<FunctionSizes>();
-  P.Sizes = Sizes.get();
   // Without a platform no executor call runs between a link and the add's
   // answer, so the memory's initialize can travel in that answer.
   auto Mapper = orcrt::SharedSlabMapper::Create(**EPC, Runtime.empty());
@@ -564,23 +527,28 @@ static Expected<Parts> build(int In, int Out, StringRef Runtime) {
   if (auto Err = (*Mapper)->reserveAhead(SlabSize))
     return std::move(Err);
   P.Mapper = Mapper->get();
+  auto Facts = std::make_unique<orcrt::FunctionFacts>(
+      [M = P.Mapper](ExecutorAddr A) { return M->contains(A); });
+  P.Facts = Facts.get();
   auto MemMgr = orcrt::createMemoryManager(SlabSize, std::move(*Mapper));
 
   LLJITBuilder B;
   // The executor is this machine's Go process: compile for this CPU, as an
   // in-process LLJIT does, when the triples agree.
-  if ((*EPC)->getTargetTriple() == Triple(sys::getProcessTriple())) {
-    auto JTMB = JITTargetMachineBuilder::detectHost();
-    if (!JTMB)
-      return JTMB.takeError();
-    B.setJITTargetMachineBuilder(std::move(*JTMB));
-  }
+  auto JTMB = (*EPC)->getTargetTriple() == Triple(sys::getProcessTriple())
+                  ? JITTargetMachineBuilder::detectHost()
+                  : JITTargetMachineBuilder((*EPC)->getTargetTriple());
+  if (!JTMB)
+    return JTMB.takeError();
+  // Code compiled here records its stack use, as the workers' does.
+  JTMB->getOptions().EmitStackSizeSection = true;
+  B.setJITTargetMachineBuilder(std::move(*JTMB));
   B.setExecutorProcessControl(std::move(*EPC));
   B.setObjectLinkingLayerCreator(
       [&MemMgr,
-       &Sizes](ExecutionSession &ES) -> Expected<std::unique_ptr<ObjectLayer>> {
+       &Facts](ExecutionSession &ES) -> Expected<std::unique_ptr<ObjectLayer>> {
         auto L = std::make_unique<ObjectLinkingLayer>(ES, std::move(MemMgr));
-        L->addPlugin(std::move(Sizes));
+        L->addPlugin(std::move(Facts));
         auto EH = EHFrameRegistrationPlugin::Create(ES);
         if (!EH)
           return EH.takeError();
@@ -657,5 +625,6 @@ int main(int argc, char **argv) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   InitializeNativeTargetAsmParser();
+  InitializeNativeTargetDisassembler();
   return run(argc, argv);
 }

@@ -136,6 +136,11 @@ SharedSlabMapper::slabContaining(ExecutorAddr A) {
   return A < I->first + I->second.Size ? I : Slabs.end();
 }
 
+bool SharedSlabMapper::contains(ExecutorAddr A) {
+  std::lock_guard<std::mutex> L(M);
+  return slabContaining(A) != Slabs.end();
+}
+
 char *SharedSlabMapper::prepare(jitlink::LinkGraph &G, ExecutorAddr Addr,
                                 size_t ContentSize) {
   std::lock_guard<std::mutex> L(M);

@@ -57,6 +57,9 @@ public:
   // size.
   llvm::Error reserveAhead(size_t NumBytes);
 
+  // contains reports whether A lies in one of the slabs: JIT'd memory.
+  bool contains(llvm::orc::ExecutorAddr A);
+
   std::vector<DeferredCall> takeDeferred(const llvm::jitlink::JITLinkDylib *JD);
   llvm::Error flushDeferred(const llvm::jitlink::JITLinkDylib *JD);
 

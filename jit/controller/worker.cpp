@@ -95,6 +95,9 @@ public:
                       : orc::JITTargetMachineBuilder(llvm::Triple(Triple));
       if (!JTMB)
         return JTMB.takeError();
+      // The stack each function's frame uses, for package jit's call tiers
+      // (facts.h).
+      JTMB->getOptions().EmitStackSizeSection = true;
       auto Made = JTMB->createTargetMachine();
       if (!Made)
         return Made.takeError();

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <link.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -101,7 +102,33 @@ static int is_return(uintptr_t w) {
 	return w != 0 && orcrt_jitsyms_find(w - 1, &start, NULL) != NULL && after_call(w);
 }
 
-size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintptr_t *pcs, size_t max) {
+// The executable's own code (Go's and cgo's): a return address into it
+// above JIT'd frames is where the JIT'd code was entered from Go, so the
+// scan for JIT'd callers ends there. Set once, before main.
+static uintptr_t exe_text_lo, exe_text_hi;
+
+static int find_exe_text(struct dl_phdr_info *info, size_t size, void *data) {
+	(void)size, (void)data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) != 0) {
+			exe_text_lo = info->dlpi_addr + ph->p_vaddr;
+			exe_text_hi = exe_text_lo + ph->p_memsz;
+			break;
+		}
+	}
+	return 1; // the first object is the executable
+}
+
+__attribute__((constructor)) static void init_exe_text(void) {
+	dl_iterate_phdr(find_exe_text, NULL);
+}
+
+static int is_exe_return(uintptr_t w) {
+	return w >= exe_text_lo && w < exe_text_hi && after_call(w);
+}
+
+size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, int from_jit, size_t max_bytes, uintptr_t *pcs, size_t max) {
 	enum { chunk = 64 };
 	uintptr_t words[chunk];
 	size_t found = 0;
@@ -111,6 +138,11 @@ size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintp
 		if (!peek(sp + off, words, sizeof words))
 			break;
 		for (size_t i = 0; i < chunk && found < max; i++) {
+			// Past the return into Go that entered the JIT'd frames lie
+			// Go's frames: stale code addresses (a goroutine stack's, when
+			// JIT'd code runs on it), not callers.
+			if ((from_jit || found > 0) && is_exe_return(words[i]))
+				return found;
 			// lr saved by the callee is the same caller again.
 			if (is_return(words[i]) && !(found == 1 && lr != 0 && words[i] == lr))
 				pcs[found++] = words[i] - 1;
@@ -194,7 +226,7 @@ size_t orcrt_jitsyms_describe(char *b, size_t cap, const char *prefix, int sig, 
 		// abort() runs in libc: the JIT'd code is among its callers.
 		if (named || sig == SIGABRT) {
 			uintptr_t callers[16];
-			size_t k = orcrt_jitsyms_callers(sp, lr, 64 * 1024, callers, 16);
+			size_t k = orcrt_jitsyms_callers(sp, lr, named, 64 * 1024, callers, 16);
 			for (size_t i = 0; i < k; i++)
 				named |= put_sym(b, &n, max, i == 0 ? ", called from " : ", ", callers[i]);
 		}
@@ -228,7 +260,7 @@ void orcrt_jitsyms_traceback(void *p) {
 		orcrt_jitsyms_context((void *)a->sig_context, &pc, &sp, &lr);
 	if (pc != 0 && a->max > 1 && orcrt_jitsyms_find(pc, &start, NULL) != NULL) {
 		a->buf[n++] = pc;
-		n += orcrt_jitsyms_callers(sp, lr, 4096, a->buf + n, a->max - n - 1);
+		n += orcrt_jitsyms_callers(sp, lr, 1, 4096, a->buf + n, a->max - n - 1);
 	}
 	if (n < a->max)
 		a->buf[n] = 0;

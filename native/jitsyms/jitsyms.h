@@ -36,9 +36,11 @@ void orcrt_jitsyms_context(void *uctx, uintptr_t *pc, uintptr_t *sp, uintptr_t *
 // orcrt_jitsyms_callers finds the return addresses into named JIT'd
 // functions that follow a call instruction — lr first, then up to
 // max_bytes of stack above sp — innermost first, and stores at most max of
-// them, each minus 1 (inside its call instruction). Async-signal-safe; a
-// scan, not an unwind.
-size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, size_t max_bytes, uintptr_t *pcs, size_t max);
+// them, each minus 1 (inside its call instruction). The scan ends at a
+// return address into the executable once a JIT'd frame has been seen
+// (from_jit: the interrupted pc is one). Async-signal-safe; a scan, not
+// an unwind.
+size_t orcrt_jitsyms_callers(uintptr_t sp, uintptr_t lr, int from_jit, size_t max_bytes, uintptr_t *pcs, size_t max);
 
 // orcrt_jitsyms_describe writes the one-line report of signal sig to b
 // (at most cap bytes, cap > 0, the last a newline) and returns its length:
