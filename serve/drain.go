@@ -28,6 +28,7 @@ func (s *server) drain() {
 	s.changed.Broadcast()
 	s.mu.Unlock()
 	<-s.acceptDone
+	s.spawning.Wait() // a child being started holds the listeners' files
 	s.closeListeners()
 	deadline := time.AfterFunc(s.cfg.DrainTimeout, func() {
 		s.mu.Lock()

@@ -108,9 +108,20 @@ func (s *server) refill() {
 	}
 }
 
-// spawn starts one worker.
+// spawn starts one worker, unless the drain has begun: the child would
+// inherit the listening sockets the drain is closing.
 func (s *server) spawn() {
+	s.mu.Lock()
+	if s.draining {
+		s.starting--
+		s.changed.Broadcast()
+		s.mu.Unlock()
+		return
+	}
+	s.spawning.Add(1)
+	s.mu.Unlock()
 	ch, err := s.startChild()
+	s.spawning.Done()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {

@@ -40,6 +40,7 @@ type server struct {
 	wake       int      // eventfd: ends the accept loop's poll
 	acceptDone chan struct{}
 	reapers    sync.WaitGroup // the reap goroutines: drain waits for their session lines
+	spawning   sync.WaitGroup // spawns past their draining check: drain waits before closing the listeners
 
 	mu        sync.Mutex
 	changed   *sync.Cond // idle, armed, children or draining changed
