@@ -480,7 +480,15 @@ void Analysis::scan(Code &C) {
     bool FallsThrough;
   };
   std::vector<Insn> Insns;
-  DenseMap<uint64_t, size_t> Index;
+  // The instruction at an address, found by a binary search (the
+  // instructions are in address order).
+  auto IndexOf = [&](uint64_t Addr) -> std::optional<size_t> {
+    auto It =
+        partition_point(Insns, [&](const Insn &N) { return N.Addr < Addr; });
+    if (It == Insns.end() || It->Addr != Addr)
+      return std::nullopt;
+    return It - Insns.begin();
+  };
   for (uint64_t Off = 0; Off < Bytes.size();) {
     Insn N{MCInst(), C.Start + Off, 0, std::nullopt, true};
     if (!D.decode(Bytes.slice(Off), N.Addr, N.I, N.Size) ||
@@ -496,16 +504,37 @@ void Analysis::scan(Code &C) {
       N.To = To;
     N.FallsThrough = !A.isReturn(N.I) && !A.isBarrier(N.I) &&
                      !A.isUnconditionalBranch(N.I) && !A.isIndirectBranch(N.I);
-    Index[N.Addr] = Insns.size();
     Insns.push_back(std::move(N));
   }
   // Code that runs off its end runs whatever follows; a branch into an
   // instruction, code not decoded here.
   if (Insns.empty() || Insns.back().FallsThrough ||
-      any_of(Insns, [&](Insn &N) { return N.To && !Index.count(*N.To); })) {
+      any_of(Insns, [&](Insn &N) { return N.To && !IndexOf(*N.To); })) {
     C.Unknown = true;
     return;
   }
+
+  // A leaf (no call, no indirect branch, no branch leaving it) needs none
+  // of the register tracking below, which only names such transfers' targets.
+  bool Transfers = false;
+  for (auto &N : Insns) {
+    if (A.isReturn(N.I)) {
+      // AArch64's ret may name a register other than the link register.
+      if (D.TT.isAArch64() && N.I.getNumOperands() > 0 &&
+          N.I.getOperand(0).isReg() && N.I.getOperand(0).getReg() != D.LR) {
+        C.Unknown = true;
+        return;
+      }
+      continue;
+    }
+    if (A.isCall(N.I) || A.isIndirectBranch(N.I) ||
+        (A.isBranch(N.I) && !N.To)) {
+      Transfers = true;
+      break;
+    }
+  }
+  if (!Transfers)
+    return;
 
   // What registers hold before each instruction, on every path to it:
   // the constants the code set (addresses it calls through a register).
@@ -538,7 +567,7 @@ void Analysis::scan(Code &C) {
     if (Insns[J].FallsThrough && J + 1 < Insns.size())
       Flow(J + 1);
     if (Insns[J].To)
-      Flow(Index[*Insns[J].To]);
+      Flow(*IndexOf(*Insns[J].To));
   }
 
   auto Leaves = [&](uint64_t To) {
