@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orcgo/orcrt/call"
+	"github.com/orcgo/orcrt/executor"
 	"github.com/orcgo/orcrt/jit"
+	"github.com/orcgo/orcrt/native"
 )
 
 // builtTier returns the highest tier up to want that this build has: a
@@ -318,4 +320,20 @@ long vla(long n) { volatile char b[n]; b[0] = 1; return b[0]; }
 			assert.Equal(t, size, f.StackSize, name)
 		}
 	}
+}
+
+// A function that calls into Go through a host symbol (here the
+// SimpleRemoteEPC dispatch function, whose C entry calls a Go handler)
+// is never called at a fast tier, even if the call is never taken.
+func TestTierHostCallback(t *testing.T) {
+	j := start(t, jit.Options{HostSymbols: []executor.HostSymbol{{Name: "host_dispatch", Addr: native.DispatchFnAddr()}}})
+	m, err := j.AddC(context.Background(), "callback", `
+long host_dispatch(void *, const void *, long);
+long maybe_back(long x) { return x < 0 ? host_dispatch(0, 0, 0) : x + 1; }
+`)
+	require.NoError(t, err)
+	fs := checkTiers(t, m, tierCase{name: "maybe_back", calls: call.CallsUnknown, stack: true, max: 64, tier: call.TierCgo})
+	assert.Equal(t, int64(8), call1(t, fs[0], 7))
+	_, err = fs[0].AtTier(call.TierSystemStack)
+	assert.ErrorContains(t, err, "above what the function's facts allow")
 }
