@@ -99,9 +99,10 @@ func fromBits[R Result](code uint64, b uint64) R {
 }
 
 // sig is a Func with the class bytes of its arguments (bytes 0-3) and
-// result (byte 4), its tiers (bytes 5-6) and flags in code. Func.pinned is a flag too: at 32
-// bytes a sig is an SSA value, passed and kept in registers (at 40, a
-// typed form's Call stored its receiver to memory first).
+// result (byte 4), its tiers (bytes 5-6) and flags in code. Func.pinned
+// is a flag too: at 32 bytes a sig is an SSA value, passed and kept in
+// registers (at 40, a typed form's Call stored its receiver to memory
+// first).
 type sig struct {
 	guard   *keepalive.Group
 	session *keepalive.Group
