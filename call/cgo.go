@@ -120,6 +120,15 @@ func regWords(code, a0, a1, a2, a3 uint64) (w [8]uint64) {
 	return w
 }
 
+// gsFrame is the frame of TierGoStack's trampolines (gostack_*.s): the
+// function, the words of native.RegsFrame (W[0:4] the integer arguments,
+// W[4:8] the floating ones' bit patterns), and both result registers.
+type gsFrame struct {
+	fn    uintptr
+	w     [8]uint64
+	r, rf uint64
+}
+
 // goStackCall is callHeld at TierGoStack with floating arguments or
 // result.
 func goStackCall(fn uintptr, code, a0, a1, a2, a3 uint64) uint64 {

@@ -2,15 +2,6 @@
 
 package call
 
-// gsFrame is the frame of TierGoStack's trampolines (gostack_*.s): the
-// function, the words of native.RegsFrame (W[0:4] the integer arguments,
-// W[4:8] the floating ones' bit patterns), and both result registers.
-type gsFrame struct {
-	fn    uintptr
-	w     [8]uint64
-	r, rf uint64
-}
-
 const goStackTier = true
 
 // The trampolines, one per goStackFrames size; each returns false if the

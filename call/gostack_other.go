@@ -7,12 +7,6 @@ const goStackTier = false
 
 const stackBoundExtra = 0
 
-type gsFrame struct {
-	fn    uintptr
-	w     [8]uint64
-	r, rf uint64
-}
-
 func goStack(uint8, *gsFrame) {
 	panic("call: TierGoStack on an architecture without its trampolines")
 }
